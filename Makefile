@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-deps 'byzfl==0.0.11'
 	@touch $(STAMP)
 
 report: setup

@@ -1,8 +1,8 @@
 """Rényi differential privacy of Gaussian noise, plain and correlated (allouah2025, CafCor).
 
 Pure math (numpy, scipy, math): no simulation, no torch. Every function takes its inputs
-explicitly; what cannot be accounted for raises :class:`PrivacyInputError`, whose message
-names the offending parameter in the command line's spelling (``--f``, ``--delta``, ...).
+explicitly; what cannot be accounted for raises :class:`analytic.errors.InputError`, whose message
+names the offending Python parameter (``f``, ``delta``, ``sigma_cor2``); the command line maps it to its flag.
 
 Notation (spec allouah2025 section 3; the paper's Appendix A):
 
@@ -54,6 +54,8 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 from scipy import optimize
 
+from analytic.errors import InputError, require
+
 Mechanism = Literal["secldp", "ldp", "cdp"]
 MECHANISMS: tuple[str, ...] = ("secldp", "ldp", "cdp")
 
@@ -75,14 +77,8 @@ CONVERSIONS: dict[str, str] = {
 }
 
 
-class PrivacyInputError(ValueError):
-    """Inputs the accountant cannot account for. The message names the parameter (``--f: ...``)."""
-
-
 # -- validation ------------------------------------------------------------------------------
-def _require(ok: bool, param: str, message: str) -> None:
-    if not ok:
-        raise PrivacyInputError(f"{param}: {message}")
+_require = require
 
 
 def _as_int(value, param: str) -> int:
@@ -100,48 +96,48 @@ def _finite_nonneg(value: float, param: str, what: str) -> float:
 
 def validate_workers(n, f, q) -> tuple[int, int, int]:
     """n >= 1, 0 <= f < n/2, 0 <= q <= f (Theorem 4.1's range)."""
-    n, f, q = _as_int(n, "--n"), _as_int(f, "--f"), _as_int(q, "--q")
-    _require(n >= 1, "--n", f"must be >= 1 (got n={n})")
-    _require(f >= 0, "--f", f"must be >= 0 (got f={f})")
-    _require(2 * f < n, "--f", f"must satisfy f < n/2 (got f={f}, n={n})")
-    _require(q >= 0, "--q", f"must be >= 0 (got q={q})")
-    _require(q <= f, "--q", f"colluders must satisfy q <= f (got q={q}, f={f})")
+    n, f, q = _as_int(n, "n"), _as_int(f, "f"), _as_int(q, "q")
+    _require(n >= 1, "n", f"must be >= 1 (got n={n})")
+    _require(f >= 0, "f", f"must be >= 0 (got f={f})")
+    _require(2 * f < n, "f", f"must satisfy f < n/2 (got f={f}, n={n})")
+    _require(q >= 0, "q", f"must be >= 0 (got q={q})")
+    _require(q <= f, "q", f"colluders must satisfy q <= f (got q={q}, f={f})")
     return n, f, q
 
 
 def validate_noise(sigma_cor2, sigma_ind2) -> tuple[float, float]:
     """Both noise variances finite and non-negative (zero is allowed: it may give no privacy)."""
-    return (_finite_nonneg(sigma_cor2, "--sigma-cor", "noise variance sigma_cor^2"),
-            _finite_nonneg(sigma_ind2, "--sigma-ind", "noise variance sigma_ind^2"))
+    return (_finite_nonneg(sigma_cor2, "sigma_cor2", "noise variance sigma_cor^2"),
+            _finite_nonneg(sigma_ind2, "sigma_ind2", "noise variance sigma_ind^2"))
 
 
 def validate_clip(C) -> float:
     c = float(C)
-    _require(math.isfinite(c) and c > 0.0, "--clip", f"clipping threshold C must be > 0 and finite (got {C!r})")
+    _require(math.isfinite(c) and c > 0.0, "C", f"clipping threshold C must be > 0 and finite (got {C!r})")
     return c
 
 
 def validate_steps(T) -> int:
-    t = _as_int(T, "--steps")
-    _require(t >= 1, "--steps", f"must be >= 1 (got T={t})")
+    t = _as_int(T, "T")
+    _require(t >= 1, "T", f"must be >= 1 (got T={t})")
     return t
 
 
 def validate_delta(delta) -> float:
     d = float(delta)
-    _require(0.0 < d < 1.0, "--delta", f"must lie in (0, 1) (got delta={delta!r})")
+    _require(0.0 < d < 1.0, "delta", f"must lie in (0, 1) (got delta={delta!r})")
     return d
 
 
 def validate_orders(orders: Sequence[float]) -> np.ndarray:
     a = np.asarray(orders, dtype=float)
-    _require(a.ndim == 1 and a.size >= 1, "--orders", "need a non-empty list of orders")
-    _require(bool(np.all(np.isfinite(a)) and np.all(a > 1.0)), "--orders", "every Rényi order must be finite and > 1")
+    _require(a.ndim == 1 and a.size >= 1, "orders", "need a non-empty list of orders")
+    _require(bool(np.all(np.isfinite(a)) and np.all(a > 1.0)), "orders", "every Rényi order must be finite and > 1")
     return a
 
 
 def validate_mechanism(mechanism: str) -> str:
-    _require(mechanism in MECHANISMS, "--mechanism", f"expected one of {', '.join(MECHANISMS)} (got {mechanism!r})")
+    _require(mechanism in MECHANISMS, "mechanism", f"expected one of {', '.join(MECHANISMS)} (got {mechanism!r})")
     return mechanism
 
 
@@ -156,10 +152,10 @@ def gaussian_rdp(alpha, sensitivity: float, sigma: float):
 
     ``alpha`` may be an array. sigma = 0 gives +inf (no privacy).
     """
-    s = _finite_nonneg(sigma, "--sigma", "noise standard deviation")
-    d = _finite_nonneg(sensitivity, "--sensitivity", "sensitivity")
+    s = _finite_nonneg(sigma, "sigma", "noise standard deviation")
+    d = _finite_nonneg(sensitivity, "sensitivity", "sensitivity")
     a = np.asarray(alpha, dtype=float)
-    _require(bool(np.all(a > 1.0)), "--alpha", f"Rényi orders must be > 1 (got {alpha!r})")
+    _require(bool(np.all(a > 1.0)), "alpha", f"Rényi orders must be > 1 (got {alpha!r})")
     slope = math.inf if s == 0.0 else d * d / (2.0 * s * s)
     out = a * slope
     return float(out) if out.ndim == 0 else out
@@ -167,7 +163,7 @@ def gaussian_rdp(alpha, sensitivity: float, sigma: float):
 
 def rdp_slope(sigma_eff2: float, C: float) -> float:
     """Per-step RDP per unit order, eps_step = (2C)^2 / (2 sigma_eff^2) = 2 C^2 / sigma_eff^2."""
-    s2 = _finite_nonneg(sigma_eff2, "--sigma-eff", "effective noise variance")
+    s2 = _finite_nonneg(sigma_eff2, "sigma_eff2", "effective noise variance")
     C = validate_clip(C)
     return math.inf if s2 == 0.0 else 2.0 * C * C / s2
 
@@ -194,7 +190,7 @@ def secldp_sigma_eff2(n, f, q, sigma_cor2, sigma_ind2) -> float:
 
 def ldp_sigma_eff2(sigma_ind2) -> float:
     """LDP (all secrets known to the server, equivalently sigma_cor = 0): sigma_eff^2 = sigma_ind^2."""
-    return _finite_nonneg(sigma_ind2, "--sigma-ind", "noise variance sigma_ind^2")
+    return _finite_nonneg(sigma_ind2, "sigma_ind2", "noise variance sigma_ind^2")
 
 
 def cdp_sigma_eff2(n, f, q, sigma_cor2, sigma_ind2) -> float:
@@ -232,7 +228,7 @@ def secldp_rdp_step(n, f, q, sigma_cor2, sigma_ind2, C) -> float:
 
 def complete_graph_incidence(m: int) -> np.ndarray:
     """Oriented incidence matrix K [m, m(m-1)/2] of the complete graph: +1 at i, -1 at j for pair i < j."""
-    m = _as_int(m, "--n")
+    m = _as_int(m, "n")
     pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
     K = np.zeros((m, len(pairs)))
     for p, (i, j) in enumerate(pairs):
@@ -310,7 +306,7 @@ def mironov_epsilon(alpha, rdp, delta):
     """Lemma A.3 (Mironov 2017 Prop. 3): (alpha, r)-RDP => (r + log(1/delta)/(alpha-1), delta)-DP."""
     L = log_inv_delta(delta)
     a = np.asarray(alpha, dtype=float)
-    _require(bool(np.all(a > 1.0)), "--alpha", "Rényi orders must be > 1")
+    _require(bool(np.all(a > 1.0)), "alpha", "Rényi orders must be > 1")
     out = np.asarray(rdp, dtype=float) + L / (a - 1.0)
     return float(out) if out.ndim == 0 else out
 
@@ -327,7 +323,7 @@ def balle_epsilon(alpha, rdp, delta):
     a = np.asarray(alpha, dtype=float)
     r = np.asarray(rdp, dtype=float)
     a, r = np.broadcast_arrays(a, r)
-    _require(bool(np.all(a > 1.0)), "--alpha", "Rényi orders must be > 1")
+    _require(bool(np.all(a > 1.0)), "alpha", "Rényi orders must be > 1")
     with np.errstate(over="ignore", invalid="ignore"):
         eps = r + np.log1p(-1.0 / a) - np.log(delta * a) / (a - 1.0)
         eps = np.where(a <= 1.01, np.inf, eps)
@@ -380,7 +376,7 @@ def epsilon_mironov_optimal(rho: float, delta: float) -> EpsilonResult:
     """
     L = log_inv_delta(delta)
     rho = float(rho)
-    _require(not math.isnan(rho) and rho >= 0.0, "--rho", f"RDP slope must be >= 0 (got {rho!r})")
+    _require(not math.isnan(rho) and rho >= 0.0, "rho", f"RDP slope must be >= 0 (got {rho!r})")
     if rho == math.inf:
         return EpsilonResult(math.inf, float(delta), math.nan, MIRONOV_OPTIMAL, math.inf)
     if rho == 0.0:
@@ -435,8 +431,8 @@ def validate_theorem_epsilon(epsilon, delta) -> float:
     """Theorem 4.1 needs eps in (0, log(1/delta)); outside it the theorem says nothing."""
     L = log_inv_delta(delta)
     e = float(epsilon)
-    _require(math.isfinite(e) and e > 0.0, "--epsilon", f"must be > 0 (got epsilon={epsilon!r})")
-    _require(e < L, "--epsilon",
+    _require(math.isfinite(e) and e > 0.0, "epsilon", f"must be > 0 (got epsilon={epsilon!r})")
+    _require(e < L, "epsilon",
              f"Theorem 4.1 needs epsilon < log(1/delta) = {L:.6g} (got epsilon={e:g}, delta={float(delta):g})")
     return e
 
@@ -457,7 +453,7 @@ def theorem41_certified_epsilon(sigma_eff2, C, T, delta) -> float:
 
     Theorem 4.1 certifies it only when it is < log(1/delta) (see :func:`theorem41_applies`).
     """
-    s2 = _finite_nonneg(sigma_eff2, "--sigma-eff", "effective noise variance")
+    s2 = _finite_nonneg(sigma_eff2, "sigma_eff2", "effective noise variance")
     if s2 == 0.0:
         return math.inf
     return 4.0 * validate_clip(C) * math.sqrt(validate_steps(T) * log_inv_delta(delta) / s2)
@@ -485,7 +481,7 @@ def noise_shape(mechanism: str, ratio: float | None = None) -> tuple[float, floa
     if mechanism == "ldp":
         return 0.0, 1.0
     r = (1.0 if mechanism == "secldp" else 0.0) if ratio is None else float(ratio)
-    _require(not math.isnan(r) and r >= 0.0, "--noise-ratio", f"must be >= 0 or inf (got {ratio!r})")
+    _require(not math.isnan(r) and r >= 0.0, "ratio", f"must be >= 0 or inf (got {ratio!r})")
     if math.isinf(r):
         return 1.0, 0.0
     return r * r, 1.0
@@ -498,7 +494,7 @@ def scale_noise_to_sigma_eff2(target_sigma_eff2: float, mechanism: str, n, f, q,
     so t = target / sigma_eff^2(shape) exactly.
     """
     unit = mechanism_sigma_eff2(mechanism, n, f, q, *shape)
-    _require(unit > 0.0, "--noise-ratio",
+    _require(unit > 0.0, "ratio",
              f"this noise shape gives no privacy for {mechanism} (sigma_eff^2 = 0; with q = f the server cancels "
              "all correlated noise, so independent noise sigma_ind > 0 is needed)")
     t = float(target_sigma_eff2) / unit
@@ -511,7 +507,7 @@ def min_sigma_eff2_mironov(target_epsilon, T, delta, C) -> float:
     eps* = rho + 2 sqrt(rho L) = target  <=>  sqrt(rho) = sqrt(L + eps) - sqrt(L), rho = 2 C^2 T / sigma_eff^2.
     """
     e = float(target_epsilon)
-    _require(math.isfinite(e) and e > 0.0, "--target-epsilon", f"must be > 0 (got {target_epsilon!r})")
+    _require(math.isfinite(e) and e > 0.0, "target_epsilon", f"must be > 0 (got {target_epsilon!r})")
     L = log_inv_delta(delta)
     C, T = validate_clip(C), validate_steps(T)
     root = e / (math.sqrt(L + e) + math.sqrt(L))  # = sqrt(L + e) - sqrt(L) without cancellation
@@ -528,7 +524,7 @@ def min_sigma_eff2_grid(target_epsilon, T, delta, C, orders=OPACUS_ORDERS, rtol:
     the upper end of the final bracket, so it never gives more than the target.
     """
     e = float(target_epsilon)
-    _require(math.isfinite(e) and e > 0.0, "--target-epsilon", f"must be > 0 (got {target_epsilon!r})")
+    _require(math.isfinite(e) and e > 0.0, "target_epsilon", f"must be > 0 (got {target_epsilon!r})")
     C, T, delta = validate_clip(C), validate_steps(T), validate_delta(delta)
     a = validate_orders(orders)
 
@@ -541,7 +537,7 @@ def min_sigma_eff2_grid(target_epsilon, T, delta, C, orders=OPACUS_ORDERS, rtol:
             break
         hi *= 2.0
     else:  # pragma: no cover - needs an absurd target
-        raise PrivacyInputError(f"--target-epsilon: epsilon={e:g} cannot be reached on this order grid")
+        raise InputError("target_epsilon", f"epsilon={e:g} cannot be reached on this order grid")
     lo = hi
     while eps_at(lo) <= e and lo > 1e-300:
         lo /= 2.0
@@ -569,7 +565,7 @@ def theorem41_min_equal_noise(n, f, q, epsilon, T, delta, C) -> float:
 def theorem41_min_correlated_noise(n, f, q, epsilon, T, delta, C) -> float:
     """Least sigma_cor^2 with sigma_ind = 0 and q < f: R (f-q+1) / ((n-q)(f-q)) (spec 3.3)."""
     n, f, q = validate_workers(n, f, q)
-    _require(q < f, "--q", f"sigma_ind = 0 needs q < f (got q={q}, f={f}): with q = f it gives no privacy")
+    _require(q < f, "q", f"sigma_ind = 0 needs q < f (got q={q}, f={f}): with q = f it gives no privacy")
     R = theorem41_required_sigma_eff2(epsilon, T, delta, C)
     return R * (f - q + 1) / ((n - q) * (f - q))
 
@@ -587,7 +583,7 @@ def corollary41_noise(n, f, epsilon, T, delta, C, enforce_range: bool = True) ->
     """
     n, f, _ = validate_workers(n, f, 0)
     e = validate_theorem_epsilon(epsilon, delta) if enforce_range else float(epsilon)
-    _require(math.isfinite(e) and e > 0.0, "--epsilon", f"must be > 0 (got epsilon={epsilon!r})")
+    _require(math.isfinite(e) and e > 0.0, "epsilon", f"must be > 0 (got epsilon={epsilon!r})")
     return 32.0 * validate_clip(C) ** 2 * validate_steps(T) * log_inv_delta(delta) / (e * e * (n - f))
 
 
@@ -620,7 +616,7 @@ def calibrate(mechanism: str, n, f, q, target_epsilon, T, delta, C, *, ratio: fl
     elif conversion == BALLE_GRID:
         s2 = min_sigma_eff2_grid(target_epsilon, T, delta, C, orders)
     else:
-        raise PrivacyInputError(f"--conversion: expected {MIRONOV_OPTIMAL} or {BALLE_GRID} (got {conversion!r})")
+        raise InputError("conversion", f"expected {MIRONOV_OPTIMAL} or {BALLE_GRID} (got {conversion!r})")
     for _ in range(64):  # scaling the shape rounds sigma_eff^2 by an ulp or two: step up until eps <= target
         c2, i2 = scale_noise_to_sigma_eff2(s2, mechanism, n, f, q, shape)
         acc = account(mechanism, n, f, q, c2, i2, C, T, delta, orders)

@@ -22,14 +22,13 @@ from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
     counterexample_verdict,
-    interval_verdict,
     proportion_ci,
+    proportion_verdict,
 )
 from verify.problems.clustered_regression import planted_clustered_regression
-from verify.registry import check
-from verify.result import Assumption, Claim, Result, Verdict
+from verify.registry import check, result_for
+from verify.result import Assumption, Claim, Result
 
-PAPER = "werner2023"
 N_PER, K, D, M_SAMPLES, SEPARATION = 10, 2, 100, 400, 10.0
 INIT_SCALE = 3.0
 IFCA_GAMMA, FC_ETA, FC_M = 0.3, 0.5, 10
@@ -64,7 +63,9 @@ def fc_recovered(tr, P) -> torch.Tensor:
     return balls & (dist < DIST_TOL)
 
 
-def evaluate_x01(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
+@check("werner2023.x01", TITLE, "counterexample", "reproduced")
+def x01_ifca_fails_at_scale(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
+    """IFCA vs FC on planted clustered regression, seeds batched as replicates (quick 32, full 128)."""
     R = ctx.reps(32, 128)
     T_ifca, T_fc = ctx.pick(50, 100), ctx.pick(30, 60)
     P, theta0, x0 = build_instance(ctx, R)
@@ -85,7 +86,8 @@ def evaluate_x01(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
     rec = fc_recovered(ftr, P)
     p_fc = proportion_ci(int(rec.sum()), R)
     balls_by_round = ball_equals(ftr.ball, P.true_labels).all(-1)  # [T, R]
-    failure = interval_verdict(p_fail[1], p_fail[2], MIN_FAILURE_RATE, "lower") == Verdict.HOLDS
+    v_fail, _ = proportion_verdict(k_fail, R, MIN_FAILURE_RATE, side="lower")
+    failure = v_fail.passed
     repaired = int(rec.sum()) == R
     assumptions = [Assumption("control: IFCA from theta_k = w_k + N(0, 0.1^2 I) recovers the clusters in every seed", control_ok,
                               float(partition_matches(ctr.assign[-1], P.true_labels).double().mean()), "exact",
@@ -101,20 +103,19 @@ def evaluate_x01(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
     curve = lambda ok: [proportion_ci(int(k), R) for k in ok.sum(1)]
     ci_ifca, ci_fc = curve(ok_by_round), curve(balls_by_round)
     band = f"95% Clopper-Pearson interval, {R} seeds"
-    figure = {"panels": [
-        {"title": "Clusters recovered by round (K=2, d=100, N=20)", "xlabel": "round t", "ylabel": "fraction of seeds",
-         "xscale": "log", "yscale": "linear", "series": [
-             figspec.interval("IFCA (Option I): assignment = true partition", r_ifca.tolist(), [c[0] for c in ci_ifca], [c[1] for c in ci_ifca], [c[2] for c in ci_ifca], band),
-             figspec.interval("Federated-Clustering: every ball = true cluster", r_fc.tolist(), [c[0] for c in ci_fc], [c[1] for c in ci_fc], [c[2] for c in ci_fc], band)]},
-        {"title": f"IFCA fails in {k_fail}/{R} seeds ({p_fail[0]:.2f}, 95% CI {p_fail[1]:.2f}-{p_fail[2]:.2f}); FC in {R - int(rec.sum())}/{R}",
-         "xlabel": "seed (sorted by distance)", "ylabel": "mean ||x_i - w_k(i)|| at the end", "xscale": "linear", "yscale": "log",
-         "series": [
-             figspec.line("IFCA (Option I), random init", list(range(1, R + 1)), np.sort(_np(dist_ifca)).tolist(), "observed"),
-             figspec.line("Federated-Clustering, random init", list(range(1, R + 1)), np.sort(_np(dist_fc)).tolist(), "observed"),
-             figspec.line("half the separation (collapsed model)", [1, R], [SEPARATION / 2] * 2, "reference")]},
-    ]}
-    return Result(
-        id="werner2023.x01", paper=PAPER, title=TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    figure = figspec.figure(
+        figspec.panel("Clusters recovered by round (K=2, d=100, N=20)", "round t", "fraction of seeds", [
+            figspec.interval("IFCA (Option I): assignment = true partition", r_ifca, *zip(*ci_ifca), band),
+            figspec.interval("Federated-Clustering: every ball = true cluster", r_fc, *zip(*ci_fc), band)],
+            xscale="log", yscale="linear"),
+        figspec.panel(f"IFCA fails in {k_fail}/{R} seeds ({p_fail[0]:.2f}, 95% CI {p_fail[1]:.2f}-{p_fail[2]:.2f}); "
+                      f"FC in {R - int(rec.sum())}/{R}", "seed (sorted by distance)", "mean ||x_i - w_k(i)|| at the end", [
+            figspec.line("IFCA (Option I), random init", np.arange(1, R + 1), np.sort(_np(dist_ifca)), "observed"),
+            figspec.line("Federated-Clustering, random init", np.arange(1, R + 1), np.sort(_np(dist_fc)), "observed"),
+            figspec.line("half the separation (collapsed model)", [1, R], SEPARATION / 2, "reference")],
+            xscale="linear", yscale="log"))
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "Loss-value clustering is sensitive to initialisation (werner2023 section 2.1 on IFCA, Fig. 1(b)); on a planted "
             "clustered linear regression with K = 2 and d = 100, IFCA from random initial models fails to recover the "
@@ -156,8 +157,3 @@ def evaluate_x01(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
                 "fc_recovered": _np(rec), "ifca_distance_final": _np(dist_ifca), "fc_distance_final": _np(dist_fc)},
     )
 
-
-@check("werner2023.x01", TITLE, "counterexample", "reproduced")
-def x01_ifca_fails_at_scale(ctx: Context) -> Result:
-    """IFCA vs FC on planted clustered regression, seeds batched as replicates (quick 32, full 128)."""
-    return evaluate_x01(ctx)

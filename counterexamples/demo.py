@@ -15,8 +15,10 @@ import torch
 
 from counterexamples import figures
 from verify.algorithms.myopic import partition_text
-from verify.engine import ConfigError, Context
-from verify.problems.toys import Example1, Example2, all_pairs
+from analytic.errors import InputError
+from verify.engine import Context
+from verify.problems.base import all_pairs
+from verify.problems.toys import Example1, Example2
 
 DEMOS = {"myopic": "werner2023.c01", "ifca": "werner2023.c04", "hypcluster": "werner2023.c05", "cfl": "werner2023.c07"}
 
@@ -204,12 +206,12 @@ def run_demo(name: str, out_dir, *, animate: bool = False, rounds: int = 6, seed
     from verify.registry import get
 
     if name not in DEMOS:
-        raise ConfigError(f"NAME: unknown demo {name!r}; choose one of {', '.join(DEMOS)}")
+        raise InputError("NAME", f"unknown demo {name!r}; choose one of {', '.join(DEMOS)}")
     if rounds < 1:
-        raise ConfigError(f"--rounds: must be a positive integer, got {rounds}")
+        raise InputError("rounds", f"must be a positive integer, got {rounds}")
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out: {str(out)!r} exists and is not a directory")
+        raise InputError("out", f"{str(out)!r} exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
     result = get(DEMOS[name]).run(Context(fidelity="quick", seed=seed))
     lines = NARRATORS[name](result, rounds)

@@ -20,10 +20,9 @@ from verify.algorithms.myopic import myopic_clustering, partition_text
 from verify.engine import Context
 from verify.fit import apply_assumptions, counterexample_verdict, identity_verdict
 from verify.problems.toys import Example1
-from verify.registry import check
-from verify.result import Assumption, Claim, Result, Verdict
+from verify.registry import check, result_for
+from verify.result import Assumption, Claim, Result
 
-PAPER = "werner2023"
 X0, K, M_STEPS = 1.5, 2, 10
 T_MYOPIC = 30
 TRUTH = (0, 0, 1)
@@ -83,7 +82,9 @@ def first_wrong_round(labels: torch.Tensor) -> list[int]:
 C01_TITLE = "Myopic-Clustering misassigns client 2 in Example 1 and leaves it at the saddle x = 1"
 
 
-def evaluate_c01(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
+@check("werner2023.c01", C01_TITLE, "counterexample", "reproduced")
+def c01_myopic_misassigns(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
+    """Spec 6.1 check 1: eta in {0.5, 0.25, 0.1}, x_0 = 1.5, K = 2, exact 2-means, T = 30."""
     etas = (0.5, 0.25, 0.1)
     tr = run_myopic(ctx, etas, T_MYOPIC, myopic)
     x = tr.x[..., 0]  # [T+1, R, 3]
@@ -96,8 +97,8 @@ def evaluate_c01(ctx: Context, *, myopic=myopic_clustering, fc=federated_cluster
     x1_ok = bool((x[-1, :, 0].abs() <= x1_bound * (1 + 1e-9)).all())
     subopt = tr.losses[-1, :, 1]  # f_2(x_{2,T}) - f_2^*, f_2^* = 0
     v_sub, sub = identity_verdict(_np(subopt), np.ones(len(etas)), rtol=0.0, atol=1e-12)
-    failure_parts = {"x_after_round_1_is_(1,1,2)": v_r1 == Verdict.HOLDS, "partition_{1},{2,3}_from_round_2": stays_wrong,
-                     "x2_T=1_and_x3_T=2_exactly": stuck, "|x1_T|<=(2/3)^(T-1)": x1_ok, "f2(x2_T)-f2*=1": v_sub == Verdict.HOLDS}
+    failure_parts = {"x_after_round_1_is_(1,1,2)": v_r1.passed, "partition_{1},{2,3}_from_round_2": stays_wrong,
+                     "x2_T=1_and_x3_T=2_exactly": stuck, "|x1_T|<=(2/3)^(T-1)": x1_ok, "f2(x2_T)-f2*=1": v_sub.passed}
     failure = all(failure_parts.values())
 
     fc_etas, fc_s = (0.25, 0.1), (0.5, 0.5)
@@ -108,8 +109,8 @@ def evaluate_c01(ctx: Context, *, myopic=myopic_clustering, fc=federated_cluster
     verdict = counterexample_verdict(failure, repaired)
     parts = [partition_text(lab) for lab in tr.labels[:, 0]]
     first_wrong = first_wrong_round(tr.labels)
-    return Result(
-        id="werner2023.c01", paper=PAPER, title=C01_TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "Myopic-Clustering (Algorithm 1) on Example 1 clusters {1,2},{3} correctly in round 1, then groups {2,3} "
             "(both gradients are 0) from round 2 on; client 2 never leaves the saddle x = 1 of f_2, so it ends with "
@@ -142,11 +143,6 @@ def evaluate_c01(ctx: Context, *, myopic=myopic_clustering, fc=federated_cluster
     )
 
 
-@check("werner2023.c01", C01_TITLE, "counterexample", "reproduced")
-def c01_myopic_misassigns(ctx: Context) -> Result:
-    """Spec 6.1 check 1: eta in {0.5, 0.25, 0.1}, x_0 = 1.5, K = 2, exact 2-means, T = 30."""
-    return evaluate_c01(ctx)
-
 
 # -- c02 -------------------------------------------------------------------------------------
 C02_TITLE = "Myopic-Clustering collapses: all gradients vanish and stop separating the clusters"
@@ -163,7 +159,9 @@ def cluster_gap_at_models(G_pairs: torch.Tensor, truth=TRUTH) -> torch.Tensor:
     return (a - b).abs()
 
 
-def evaluate_c02(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
+@check("werner2023.c02", C02_TITLE, "counterexample", "reproduced")
+def c02_myopic_collapse(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
+    """Spec 6.1 check 2: same run as c01; max_i |grad f_i(x_{i,T})| < 1e-4 at T = 30 for eta = 0.5."""
     etas = (0.5, 0.1)
     tr = run_myopic(ctx, etas, T_MYOPIC, myopic)
     g = tr.grads[..., 0]  # [T, R, 3]: what the server clusters in round t
@@ -194,8 +192,8 @@ def evaluate_c02(ctx: Context, *, myopic=myopic_clustering, fc=federated_cluster
     fc_series = [figspec.line(f"FC min_i gap at client i's model, eta={e}", fc_rounds, _np(fc_gap[:, r].amin(-1)), "observed")
                  for r, e in enumerate(fc_etas)]
     fc_series.append(figspec.line("collapse threshold 1e-4", fc_rounds, COLLAPSE_TOL, "bound"))
-    return Result(
-        id="werner2023.c02", paper=PAPER, title=C02_TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "Even when Myopic-Clustering's models converge, the gradients it clusters (each at the client's own model) "
             "all go to 0, so the clusters stop being separable and everything collapses into one cluster; "
@@ -226,11 +224,6 @@ def evaluate_c02(ctx: Context, *, myopic=myopic_clustering, fc=federated_cluster
     )
 
 
-@check("werner2023.c02", C02_TITLE, "counterexample", "reproduced")
-def c02_myopic_collapse(ctx: Context) -> Result:
-    """Spec 6.1 check 2: same run as c01; max_i |grad f_i(x_{i,T})| < 1e-4 at T = 30 for eta = 0.5."""
-    return evaluate_c02(ctx)
-
 
 # -- c03 -------------------------------------------------------------------------------------
 C03_TITLE = "Federated-Clustering escapes the Example-1 trap for tau in [1/(3 eta), 2/(3 eta)), eta <= 0.25"
@@ -242,7 +235,10 @@ def linearised_multiplier(eta: float) -> float:
     return 1.0 - (1.0 / 3.0 + 12.0 * eta) / 2.0
 
 
-def evaluate_c03(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
+@check("werner2023.c03", C03_TITLE, "counterexample", "reproduced")
+def c03_fc_escapes(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
+    """Spec 6.1 check 3: eta in {0.25, 0.1}, tau = s/eta, s in {0.35, 0.5, 0.65}, M = 10; controls
+    s in {0.2, 0.9, 1.1}; the paper's eta = 0.5 with tau in [0.6, 1.9] as a discrepancy control."""
     T = ctx.pick(500, 5000)
     window = [(e, s) for e in WINDOW_ETAS for s in WINDOW_S]
     controls = [(e, s) for e in WINDOW_ETAS for s in (0.2, 0.9, 1.1)]
@@ -300,8 +296,8 @@ def evaluate_c03(ctx: Context, *, myopic=myopic_clustering, fc=federated_cluster
     p2 = [figspec.line(f"x_2,t, eta=0.5, tau={PAPER_TAUS[j]:g}", rounds[: min(T, 200) + 1], _np(x[: min(T, 200) + 1, nw + nc + j, 1]),
                        "observed") for j in (2, 3, 6)]
     p2.append(figspec.line("optimum of client 2", rounds[: min(T, 200) + 1], 0.0, "bound"))
-    return Result(
-        id="werner2023.c03", paper=PAPER, title=C03_TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "Federated-Clustering evaluates all clients' gradients at each client's model, so at x = 1 client 2 sees "
             "client 1's gradient 1/(3 eta) and groups {1, 2}; it passes the saddle and converges to the global minimum "
@@ -335,9 +331,3 @@ def evaluate_c03(ctx: Context, *, myopic=myopic_clustering, fc=federated_cluster
         arrays={**fc_arrays(ftr, [g[0] for g in grid], [g[1] / g[0] for g in grid]), "myopic_x": _np(mtr.x[..., 0])},
     )
 
-
-@check("werner2023.c03", C03_TITLE, "counterexample", "reproduced")
-def c03_fc_escapes(ctx: Context) -> Result:
-    """Spec 6.1 check 3: eta in {0.25, 0.1}, tau = s/eta, s in {0.35, 0.5, 0.65}, M = 10; controls
-    s in {0.2, 0.9, 1.1}; the paper's eta = 0.5 with tau in [0.6, 1.9] as a discrepancy control."""
-    return evaluate_c03(ctx)

@@ -19,10 +19,9 @@ from verify.algorithms.ifca import ifca
 from verify.engine import Context
 from verify.fit import apply_assumptions, counterexample_verdict, identity_verdict
 from verify.problems.toys import Example2
-from verify.registry import check
-from verify.result import Assumption, Claim, Result, Verdict
+from verify.registry import check, result_for
+from verify.result import Assumption, Claim, Result
 
-PAPER = "werner2023"
 THETA0 = (-1.5, 0.0)
 GAMMAS = (0.01, 0.1, 0.4)
 LOCAL_STEPS = (1, 5, 20)
@@ -55,7 +54,7 @@ def stuck_parts(tr) -> dict:
     return {
         "assignments_(2,2)_every_round": bool((tr.assign == 1).all()),
         "theta_frozen_at_(-1.5,0)": bool(((theta - theta.new_tensor(THETA0)).abs() <= STUCK_TOL).all()),
-        "client_losses_0.25": v_loss == Verdict.HOLDS,
+        "client_losses_0.25": v_loss.passed,
     }
 
 
@@ -76,7 +75,7 @@ def separation_assumption(ctx: Context) -> Assumption:
     G = Example2().grad(xs[:, None, None].expand(-1, 2, 1))[..., 0]
     gap = (G[:, 0] - G[:, 1]).abs()
     v, info = identity_verdict(_np(gap), 2.0, rtol=1e-12)
-    return Assumption("Assumption 5 (17): ||grad f_1 - grad f_2|| = Delta = 2, D = 0", v == Verdict.HOLDS, float(gap.min()),
+    return Assumption("Assumption 5 (17): ||grad f_1 - grad f_2|| = Delta = 2, D = 0", v.passed, float(gap.min()),
                       "exact", f"on 601 points of [-3, 3]; max abs error {info['max_abs_error']:.1e}")
 
 
@@ -107,7 +106,9 @@ IFCA_CLAIM_SOURCE = "werner2023 section 2.1, Example 2, eqs. (5)-(6), Fig. 1(b)"
 C04_TITLE = "IFCA Option I is stuck on Example 2: both clients in cluster 2, theta never moves"
 
 
-def evaluate_c04(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
+@check("werner2023.c04", C04_TITLE, "counterexample", "reproduced")
+def c04_ifca_option1_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
+    """Spec 6.1 check 4: gamma in {0.01, 0.1, 0.4}, T = 100, theta_0 = (-1.5, 0)."""
     runs = {norm: run_ifca_grid(ctx, "I", GAMMAS, normalize=norm, ifca_fn=ifca_fn) for norm in ("members", "all")}
     parts = {f"{norm}: {k}": v for norm, tr in runs.items() for k, v in stuck_parts(tr).items()}
     failure = all(parts.values())
@@ -115,8 +116,8 @@ def evaluate_c04(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
     verdict = counterexample_verdict(failure, repaired)
     tr = runs["members"]
     L0 = _np(tr.losses[0, 0])  # [K, N] at theta_0
-    return Result(
-        id="werner2023.c04", paper=PAPER, title=C04_TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "IFCA (Option I, gradient averaging) initialised at theta = (-1.5, 0) assigns both clients to cluster 2 by "
             "loss value; their gradients at 0 average to 0, so the models never move and the wrong clustering {1, 2} "
@@ -142,17 +143,14 @@ def evaluate_c04(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
     )
 
 
-@check("werner2023.c04", C04_TITLE, "counterexample", "reproduced")
-def c04_ifca_option1_stuck(ctx: Context) -> Result:
-    """Spec 6.1 check 4: gamma in {0.01, 0.1, 0.4}, T = 100, theta_0 = (-1.5, 0)."""
-    return evaluate_c04(ctx)
-
 
 # -- c05 -------------------------------------------------------------------------------------
 C05_TITLE = "IFCA Option II and HypCluster are stuck on Example 2 for every step size and local-step count"
 
 
-def evaluate_c05(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
+@check("werner2023.c05", C05_TITLE, "counterexample", "reproduced")
+def c05_ifca_option2_hypcluster_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
+    """Spec 6.1 check 5: LocalUpdate tau_loc in {1, 5, 20}, gamma in {0.01, 0.1, 0.4}; tolerance 1e-12."""
     grid = [(g, s) for s in LOCAL_STEPS for g in GAMMAS]
     runs = {}
     for option in ("II", "hypcluster"):
@@ -174,8 +172,8 @@ def evaluate_c05(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
         arrays.update({f"{prefix}_theta": _np(cat(trs, lambda t: t.theta[..., 0])), f"{prefix}_assign": _np(cat(trs, lambda t: t.assign)),
                        f"{prefix}_client_loss": _np(cat(trs, lambda t: t.client_loss)),
                        f"{prefix}_gamma": np.asarray([g for g, _ in grid], float), f"{prefix}_local_steps": np.asarray([s for _, s in grid], float)})
-    return Result(
-        id="werner2023.c05", paper=PAPER, title=C05_TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "With model averaging (IFCA Option II: tau_loc local gradient steps per client, then the cluster averages "
             "the models) and with HypCluster (centralised steps on each cluster's pooled loss), the clients' updates "
@@ -198,17 +196,15 @@ def evaluate_c05(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
     )
 
 
-@check("werner2023.c05", C05_TITLE, "counterexample", "reproduced")
-def c05_ifca_option2_hypcluster_stuck(ctx: Context) -> Result:
-    """Spec 6.1 check 5: LocalUpdate tau_loc in {1, 5, 20}, gamma in {0.01, 0.1, 0.4}; tolerance 1e-12."""
-    return evaluate_c05(ctx)
-
 
 # -- c06 -------------------------------------------------------------------------------------
 C06_TITLE = "Federated-Clustering solves Example 2 for tau < 2 (Delta = 2, D = 0); tau >= 2 collapses"
 
 
-def evaluate_c06(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
+@check("werner2023.c06", C06_TITLE, "counterexample", "reproduced")
+def c06_fc_solves_example2(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
+    """Spec 6.1 check 6: inits (0,0), (-1.5,0) (and (1.5,-1.5)); tau in {0.5, 1, 1.9}; eta = 0.25; M = 10;
+    controls tau in {2, 2.5}; Delta = 2, D = 0 on a grid."""
     main = [(i, t) for i in FC_INITS for t in FC_TAUS]
     ctrl = [(i, t) for i in FC_INITS[:2] for t in FC_CONTROL_TAUS]
     grid = main + ctrl
@@ -233,8 +229,8 @@ def evaluate_c06(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
         for i in range(2):
             series.append(figspec.line(f"x_{i + 1},t, tau={tau:g}", rounds, _np(tr.x[:, r, i, 0]), "observed" if tau < 2 else "reference"))
     series.append(figspec.line("IFCA theta_2 (gamma=0.1)", rounds, _np(itr.theta[:, 0, 1, 0]), "reference"))
-    return Result(
-        id="werner2023.c06", paper=PAPER, title=C06_TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "Federated-Clustering clusters by gradients: the two clients' gradients are 2 apart at every x, so with a "
             "ball radius tau < 2 each client averages only its own gradient and converges to its optimum (-0.5 and 0.5), "
@@ -258,9 +254,3 @@ def evaluate_c06(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Resu
         arrays={**fc_arrays(tr, [g[0] for g in grid], [g[1] for g in grid]), **ifca_arrays("ifca1", itr, [0.1], [1])},
     )
 
-
-@check("werner2023.c06", C06_TITLE, "counterexample", "reproduced")
-def c06_fc_solves_example2(ctx: Context) -> Result:
-    """Spec 6.1 check 6: inits (0,0), (-1.5,0) (and (1.5,-1.5)); tau in {0.5, 1, 1.9}; eta = 0.25; M = 10;
-    controls tau in {2, 2.5}; Delta = 2, D = 0 on a grid."""
-    return evaluate_c06(ctx)

@@ -30,10 +30,9 @@ from verify.fit import (
     proportion_ci,
 )
 from verify.problems.toys import Example3
-from verify.registry import check
-from verify.result import Assumption, Claim, Result, Verdict
+from verify.registry import check, result_for
+from verify.result import Assumption, Claim, Result
 
-PAPER = "werner2023"
 P_TOL = 0.02
 EVAL_POINTS = (1 / 3, 1 / 4)
 CFL_T, CFL_ETA, CFL_WARMUP, CFL_EPS1, CFL_EPS2 = 60, 0.2, 40, 0.3, 0.2
@@ -98,7 +97,9 @@ def ball_fractions(tr, configs: int, seeds: int) -> dict[str, torch.Tensor]:
 C07_TITLE = "CFL separates clients 2 and 3 of Example 3 with probability 1/2 and never reunites them"
 
 
-def evaluate_c07(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_clustering) -> Result:
+@check("werner2023.c07", C07_TITLE, "counterexample", "reproduced")
+def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_clustering) -> Result:
+    """Spec 6.1 check 7: 1e4 draws at x = 1/3 and 1/4; |p - 0.5| < 0.02; wrong split {1,3}|{2}; x* = 1/3."""
     n = ctx.pick(10_000, 100_000)
     rng = ctx.numpy_rng("bootstrap")
     draws, p_hat, counts, agree = {}, {}, {}, {}
@@ -136,7 +137,7 @@ def evaluate_c07(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_
     frac = float(fr["frac_ball2_is_23"].mean())
     err_mean = fr["final_abs_error"].mean(1)[0]  # [3]
     repaired = frac >= FRAC_MIN and bool((err_mean < FC_X_TOL).all())
-    assumptions = [Assumption("FedAvg optimum solves sum_j E g_j(x) = 0 at x = 1/3", v_opt == Verdict.HOLDS, x_star, "exact",
+    assumptions = [Assumption("FedAvg optimum solves sum_j E g_j(x) = 0 at x = 1/3", v_opt.passed, x_star, "exact",
                               "identity check of the exact solve (spec A13 erratum)")]
     verdict = apply_assumptions(counterexample_verdict(failure, repaired), assumptions)
     c13 = counts[f"{1 / 3:.4f}"]
@@ -152,8 +153,8 @@ def evaluate_c07(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_
     for k, tr in runs.items():
         s = (tr.labels[:, :, 1] != tr.labels[:, :, 2]).double().mean(1)
         sep_series.append(figspec.line(f"CFL {k}: P(2 and 3 in different clusters)", np.arange(CFL_T + 1), _np(s), "observed"))
-    return Result(
-        id="werner2023.c07", paper=PAPER, title=C07_TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "CFL bipartitions the clients by the cosine similarity of their gradients at the FedAvg optimum; client 3's "
             "stochastic gradient has the sign of client 1's with probability 1/2, so the first split separates clients 2 "
@@ -194,11 +195,6 @@ def evaluate_c07(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_
     )
 
 
-@check("werner2023.c07", C07_TITLE, "counterexample", "reproduced")
-def c07_cfl_splits_2_and_3(ctx: Context) -> Result:
-    """Spec 6.1 check 7: 1e4 draws at x = 1/3 and 1/4; |p - 0.5| < 0.02; wrong split {1,3}|{2}; x* = 1/3."""
-    return evaluate_c07(ctx)
-
 
 # -- c08 -------------------------------------------------------------------------------------
 def within_tau_probability(batch: int, tau: float) -> float:
@@ -213,7 +209,9 @@ C08_TITLE = "Federated-Clustering needs batch averaging on Example 3: never {2, 
 C08_GRID = [(1, 0.25), (1, 0.4), (1, 0.49), (4, 0.25), (4, 0.4), (16, 0.25), (16, 0.4), (64, 0.25), (64, 0.4), (64, 0.5)]
 
 
-def evaluate_c08(ctx: Context, *, fc=federated_clustering) -> Result:
+@check("werner2023.c08", C08_TITLE, "counterexample", "reproduced")
+def c08_fc_needs_batching(ctx: Context, *, fc=federated_clustering) -> Result:
+    """Spec 6.1 check 8: eta = 0.5, M = 10, init 0.25, T = 200; |B| in {1, 4, 16, 64}, tau in {0.25, 0.4}."""
     seeds = ctx.reps(20, 100)
     tr = run_fc(ctx, [b for b, _ in C08_GRID], [t for _, t in C08_GRID], seeds, "fc batch sweep", fc)
     fr = ball_fractions(tr, len(C08_GRID), seeds)
@@ -257,8 +255,8 @@ def evaluate_c08(ctx: Context, *, fc=federated_clustering) -> Result:
         ids = [idx[(b, t)] for b in (1, 4, 16, 64)]
         series.append(figspec.observed(f"tau = {t:g}", [1, 4, 16, 64], _np(frac[ids].T), rng=rng))
     series.append(figspec.line("95% of rounds", [1, 4, 16, 64], FRAC_MIN, "bound"))
-    return Result(
-        id="werner2023.c08", paper=PAPER, title=C08_TITLE, kind="counterexample", verdict=verdict, expected=Verdict.REPRODUCED,
+    return result_for(
+        ctx, verdict=verdict,
         claim=Claim(
             "On Example 3 Federated-Clustering with single-sample gradients (|B| = 1) cannot group clients 2 and 3: from "
             "client 2's view clients 1 and 3 are equidistant (1/2) at every model. Averaging client 3's gradient over a "
@@ -286,8 +284,3 @@ def evaluate_c08(ctx: Context, *, fc=federated_clustering) -> Result:
                 "grid_tau": np.asarray([t for _, t in C08_GRID], float)},
     )
 
-
-@check("werner2023.c08", C08_TITLE, "counterexample", "reproduced")
-def c08_fc_needs_batching(ctx: Context) -> Result:
-    """Spec 6.1 check 8: eta = 0.5, M = 10, init 0.25, T = 200; |B| in {1, 4, 16, 64}, tau in {0.25, 0.4}."""
-    return evaluate_c08(ctx)

@@ -17,14 +17,11 @@ figure replaced by a note), so one bad Result never costs the whole report.
 """
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import os
 import re
 import struct
-import sys
 import tempfile
-import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +42,7 @@ from reports.typst_markup import (
 from verify.result import Result, check_sort_key
 from verify.store import ResultStore, atomic_write
 
-__all__ = ["build_report", "load_results", "render_document", "main"]
+__all__ = ["build_report", "render_document"]
 
 TEXT_WIDTH_CM = 17.0  # A4 (21 cm) less 2 cm margins each side
 
@@ -113,20 +110,6 @@ HOW_TO_READ = (
 # --------------------------------------------------------------------------------------------
 # loading
 # --------------------------------------------------------------------------------------------
-
-def load_results(results_dir: str | os.PathLike, paper: str | None = None) -> tuple[list[Result], list[tuple[str, str]]]:
-    """Every readable Result in the directory (optionally one paper's), in check order, and the
-    files that could not be read as ``(id, error)``."""
-    store = ResultStore(results_dir)
-    ids = [i for i in store.ids() if paper is None or i.split(".")[0] == paper]
-    results, bad = [], []
-    for cid in sorted(ids, key=check_sort_key):
-        try:
-            results.append(store.load(cid))
-        except Exception as e:  # a damaged file must not cost the whole report
-            bad.append((cid, f"{type(e).__name__}: {e}"))
-    return results, bad
-
 
 # --------------------------------------------------------------------------------------------
 # assets: figures and formula images
@@ -593,7 +576,7 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
     """
     results_dir = Path(results_dir)
     out = Path(out)
-    results, unreadable = load_results(results_dir, paper)
+    results, unreadable = ResultStore(results_dir).load_all(paper)
     if not results:
         where = f"{results_dir}" + (f" for paper {paper!r}" if paper else "")
         if unreadable:
@@ -690,26 +673,3 @@ def _repair(sections: list[str], results: list[Result], assets: list[Assets], bu
             fixed[k] = (f"{prefix}== {escape(one_line(r.id, 200))} <{_label(i)}>\n\n"
                         f"#note[this section could not be typeset: {escape(err)}]")
     return fixed
-
-
-# --------------------------------------------------------------------------------------------
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m reports.pdf [--results DIR] [--paper KEY] [--out report.pdf]``"""
-    ap = argparse.ArgumentParser(prog="python -m reports.pdf", description="Build the fedverify PDF report.")
-    ap.add_argument("--results", default="results", help="results directory (default: results)")
-    ap.add_argument("--paper", default=None, help="only this paper's checks")
-    ap.add_argument("--out", default="report.pdf", help="output PDF (default: report.pdf)")
-    args = ap.parse_args(argv)
-    t0 = time.perf_counter()
-    try:
-        path = build_report(args.results, args.out, args.paper)
-    except ValueError as e:
-        print(f"fedverify report: {e}", file=sys.stderr)
-        return 2
-    print(f"wrote {path} in {time.perf_counter() - t0:.1f} s")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

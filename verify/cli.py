@@ -1,4 +1,9 @@
-"""The ``fedverify`` command: list, run, show, report (and demo, privacy, where installed).
+"""The ``fedverify`` command: list, run, show; other subcommands (report, demo, privacy, constants)
+come from the entry-point group ``fedverify.commands``, each a module with ``add_parser(subparsers)``
+and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each library parameter name).
+
+``--import MODULE`` (anywhere on the line, repeatable) and ``FEDVERIFY_CHECKS=mod1,mod2`` import
+check modules that are not installed as plugins (verify/registry.py).
 
 Exit codes: 0 success; 1 the toolkit itself failed (a check raised) or, with ``--strict``, a
 verdict differs from its ``expected``; 2 bad input (one line naming the parameter); 130 interrupted.
@@ -11,41 +16,35 @@ import json
 import sys
 import time
 import traceback
+from importlib.metadata import entry_points
 from pathlib import Path
 
-from verify.engine import DEVICES, FIDELITIES, ConfigError, Context
+from analytic.errors import InputError
+from verify.cli_args import OneLineParser, fail, int_type
+from verify.engine import DEVICES, FIDELITIES, Context
 
 PROG = "fedverify"
-#: Subcommands contributed by other modules: each has add_parser(subparsers) and run(args) -> int.
-PLUGINS = ("verify.cli_demo", "verify.cli_privacy")
+COMMANDS_GROUP = "fedverify.commands"
+#: flags of the core commands whose library parameter is spelled otherwise (none: --paper, --seed, ... follow the rule)
+FLAGS: dict[str, str] = {}
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """argparse that reports bad input as a single line and exit code 2."""
-
-    def error(self, message: str):  # noqa: D401 - argparse API
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(2)
-
-
-def _int_at_least(name: str, minimum: int):
-    """argparse type: an integer >= minimum, with an error that names the parameter."""
-    what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-
-    def parse(text: str) -> int:
+def command_modules() -> dict:
+    """Subcommand modules registered under the entry-point group ``fedverify.commands``."""
+    mods = {}
+    for ep in entry_points(group=COMMANDS_GROUP):
         try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {text!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {v}")
-        return v
-
-    return parse
+            mods[ep.name] = importlib.import_module(ep.value)
+        except ImportError as exc:  # a subcommand whose optional dependency is missing: leave it out
+            print(f"{PROG}: warning: subcommand {ep.name!r} unavailable ({exc})", file=sys.stderr)
+    return dict(sorted(mods.items()))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(plugins: dict | None = None) -> argparse.ArgumentParser:
     p = OneLineParser(prog=PROG, description="Check federated-learning theory against experiment.")
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                   help="import a module of checks that is not an installed plugin (repeatable; may stand "
+                        "anywhere on the line); FEDVERIFY_CHECKS=mod1,mod2 does the same")
     sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     ls = sub.add_parser("list", help="list the registered checks")
@@ -57,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--paper", help="all checks of this paper")
     run.add_argument("--all", action="store_true", help="every registered check")
     run.add_argument("--fidelity", choices=FIDELITIES, default="quick")
-    run.add_argument("--replicates", type=_int_at_least("--replicates", 2), help="override each check's replicate count")
-    run.add_argument("--seed", type=_int_at_least("--seed", 0), default=0, help="root seed (default 0)")
+    run.add_argument("--replicates", type=int_type("--replicates", 2), help="override each check's replicate count")
+    run.add_argument("--seed", type=int_type("--seed", 0), default=0, help="root seed (default 0)")
     run.add_argument("--device", choices=DEVICES, default="auto", help="auto (default: cuda if available, else cpu), cpu, cuda")
     run.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                      help="float64 (default); float32 is allowed on CUDA only")
@@ -73,16 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--results", default="results")
     show.add_argument("--json", action="store_true", help="print the stored JSON")
 
-    rep = sub.add_parser("report", help="build the PDF report from stored Results")
-    rep.add_argument("--results", default="results")
-    rep.add_argument("--paper")
-    rep.add_argument("--out", default="report.pdf")
-
-    for name in PLUGINS:
-        try:
-            mod = importlib.import_module(name)
-        except ImportError:
-            continue
+    for mod in (command_modules() if plugins is None else plugins).values():
         mod.add_parser(sub)
     return p
 
@@ -103,11 +93,6 @@ def cmd_list(args) -> int:
 
 
 # -- run ------------------------------------------------------------------------------------
-def _run_config(ctx: Context) -> dict:
-    return {"fidelity": ctx.fidelity, "replicates": ctx.replicates, "seed": ctx.seed, "device": ctx.torch_device.type,
-            "dtype": str(ctx.dtype).replace("torch.", "")}
-
-
 def _write_json(path: str | None, results) -> None:
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -119,14 +104,13 @@ def cmd_run(args) -> int:
     from verify.store import ResultStore
 
     if not args.ids and args.paper is None and not args.all:
-        raise ConfigError("ID: name check ids, --paper KEY or --all (see 'fedverify list')")
+        raise InputError("ID", "name check ids, --paper KEY or --all (see 'fedverify list')")
     specs = select(args.ids, paper=args.paper, all_=args.all)
     ctx = Context(fidelity=args.fidelity, replicates=args.replicates, seed=args.seed, device=args.device,
                   float32_on_cuda=args.dtype == "float32")
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
-        raise ConfigError("--dtype: float32 is allowed on CUDA only; theory checks on the CPU run in float64")
+        raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
     store = ResultStore(args.results)
-    config = _run_config(ctx)
     results, failed = [], []
     bar = None
     if not args.quiet and sys.stderr.isatty():
@@ -139,7 +123,7 @@ def cmd_run(args) -> int:
         for spec in specs:
             if bar:
                 bar.set_postfix_str(spec.id)
-            check_config = {**config, "code": spec.code_hash}
+            check_config = spec.rerun_key(ctx)
             if not args.force and store.is_done(spec.id, check_config):
                 res = store.load(spec.id)
                 say(f"  = {spec.id:<18} {res.verdict.value:<14} (stored; --force reruns)")
@@ -201,7 +185,7 @@ def cmd_show(args) -> int:
     get(args.id)  # unknown ids are bad input
     store = ResultStore(args.results)
     if not store.json_path(args.id).exists():
-        raise ConfigError(f"ID: no stored result for {args.id} in {store.root}/; run 'fedverify run {args.id}' first")
+        raise InputError("ID", f"no stored result for {args.id} in {store.root}/; run 'fedverify run {args.id}' first")
     r = store.load(args.id)
     if args.json:
         print(store.json_path(args.id).read_text())
@@ -227,32 +211,42 @@ def cmd_show(args) -> int:
     return 0
 
 
-def cmd_report(args) -> int:
-    from reports.pdf import build_report
-
-    try:
-        out = build_report(args.results, out=args.out, paper=args.paper)
-    except ValueError as exc:
-        raise ConfigError(f"--results: {exc}") from None
-    print(f"wrote {out}")
-    return 0
+COMMANDS = {"list": cmd_list, "run": cmd_run, "show": cmd_show}
 
 
-COMMANDS = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "report": cmd_report}
+def _pop_imports(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Take every ``--import MODULE`` / ``--import=MODULE`` out of argv, wherever it stands."""
+    rest, mods, i = [], [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--import" and i + 1 < len(argv):
+            mods.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("--import="):
+            mods.append(a.split("=", 1)[1])
+        else:
+            rest.append(a)
+        i += 1
+    return rest, mods
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    handler = COMMANDS.get(args.command)
+    argv, imports = _pop_imports(list(sys.argv[1:] if argv is None else argv))
+    plugins = command_modules()
+    args = build_parser(plugins).parse_args(argv)
+    module = plugins.get(args.command)
+    flags = getattr(module, "FLAGS", FLAGS) if module else FLAGS
+    prog = f"{PROG} {args.command}"
     try:
-        if handler is None:  # a plugin subcommand
-            mod = importlib.import_module(f"verify.cli_{args.command}")
-            return mod.run(args)
-        return handler(args)
-    except ConfigError as exc:
-        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        from verify.registry import import_modules
+
+        import_modules(imports)
+        if module is not None:
+            return module.run(args)
+        return COMMANDS[args.command](args)
+    except InputError as exc:
+        return fail(prog, exc, flags)
 
 
 if __name__ == "__main__":

@@ -16,11 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 
 from analytic import privacy as P
+from analytic.errors import InputError
+from verify.cli_args import parse_int, parse_number
 
 PROG = "fedverify privacy"
+#: the flag of each accountant parameter whose name differs from it (the rest: --name-with-dashes)
+FLAGS = {"C": "--clip", "T": "--steps", "sigma_cor2": "--sigma-cor", "sigma_ind2": "--sigma-ind",
+         "ratio": "--noise-ratio", "sigma_eff2": "--sigma-cor"}
 MECHANISM_NAMES = {"secldp": "SecLDP (CafCor correlated noise)", "ldp": "LDP (independent noise only)",
                    "cdp": "CDP (server sees only the honest sum)"}
 ORDER_GRIDS = {"opacus": P.OPACUS_ORDERS, "dp-accounting": P.DP_ACCOUNTING_ORDERS}
@@ -33,8 +37,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description=("Account for T steps of CafCor's correlated-noise mechanism (allouah2025, Lemma A.4, Theorem "
                      "4.1), or of LDP/CDP at the same per-worker noise; with --target-epsilon, find the least noise."))
     _add_arguments(p)
-    _one_line_errors(p)
-    p.set_defaults(func=run)
     return p
 
 
@@ -60,23 +62,13 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 
 # -- parsing of values -------------------------------------------------------------------------------
 def _number(text, param: str, *, integer: bool = False, allow_inf: bool = False) -> float | int:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise P.PrivacyInputError(f"{param}: expected a number (got {text!r})") from None
-    if math.isnan(value) or (math.isinf(value) and not allow_inf):
-        raise P.PrivacyInputError(f"{param}: expected a finite number (got {text!r})")
-    if integer:
-        if not value.is_integer():
-            raise P.PrivacyInputError(f"{param}: expected an integer (got {text!r})")
-        return int(value)
-    return value
+    return parse_int(text, param) if integer else parse_number(text, param, allow_inf=allow_inf)
 
 
 def _noise_std(text, param: str) -> float:
     s = _number(text, param)
     if s < 0:
-        raise P.PrivacyInputError(f"{param}: noise standard deviation must be >= 0 (got {text})")
+        raise InputError(param, f"noise standard deviation must be >= 0 (got {text})")
     return s
 
 
@@ -84,7 +76,7 @@ def _inputs(args) -> dict:
     mechanism = P.validate_mechanism(args.mechanism)
     if args.n is None:
         if mechanism != "ldp":
-            raise P.PrivacyInputError(f"--n: the number of workers is required for {mechanism}")
+            raise InputError("n", f"the number of workers is required for {mechanism}")
         n = 1
     else:
         n = _number(args.n, "--n", integer=True)
@@ -95,7 +87,7 @@ def _inputs(args) -> dict:
     T = P.validate_steps(_number(args.steps, "--steps", integer=True))
     delta = P.validate_delta(_number(args.delta, "--delta"))
     if args.orders not in ORDER_GRIDS:
-        raise P.PrivacyInputError(f"--orders: expected one of {', '.join(ORDER_GRIDS)} (got {args.orders!r})")
+        raise InputError("orders", f"expected one of {', '.join(ORDER_GRIDS)} (got {args.orders!r})")
     return {"mechanism": mechanism, "n": n, "f": f, "q": q, "C": C, "T": T, "delta": delta, "orders": args.orders}
 
 
@@ -103,7 +95,7 @@ def _inputs(args) -> dict:
 def account_report(args, inp: dict) -> dict:
     """Account mode: the fields of the report for given noise."""
     if args.sigma_cor is None and args.sigma_ind is None:
-        raise P.PrivacyInputError("--sigma-ind: give the noise (--sigma-cor and/or --sigma-ind) or --target-epsilon")
+        raise InputError("sigma_ind", "give the noise (--sigma-cor and/or --sigma-ind) or --target-epsilon")
     s_cor = _noise_std(args.sigma_cor if args.sigma_cor is not None else "0", "--sigma-cor")
     s_ind = _noise_std(args.sigma_ind if args.sigma_ind is not None else "0", "--sigma-ind")
     m, n, f, q, C, T, delta = (inp[k] for k in ("mechanism", "n", "f", "q", "C", "T", "delta"))
@@ -134,13 +126,13 @@ def account_report(args, inp: dict) -> dict:
 def calibrate_report(args, inp: dict) -> dict:
     """Calibrate mode: the least noise for --target-epsilon under each conversion, and Theorem 4.1's minimum."""
     if args.sigma_cor is not None or args.sigma_ind is not None:
-        raise P.PrivacyInputError("--target-epsilon: replaces the noise; do not also give --sigma-cor/--sigma-ind")
+        raise InputError("target_epsilon", "replaces the noise; do not also give --sigma-cor/--sigma-ind")
     if args.epsilon is not None:
-        raise P.PrivacyInputError("--epsilon: not used with --target-epsilon (the target is the eps)")
+        raise InputError("epsilon", "not used with --target-epsilon (the target is the eps)")
     m, n, f, q, C, T, delta = (inp[k] for k in ("mechanism", "n", "f", "q", "C", "T", "delta"))
     target = _number(args.target_epsilon, "--target-epsilon")
     if target <= 0:
-        raise P.PrivacyInputError(f"--target-epsilon: must be > 0 (got {args.target_epsilon})")
+        raise InputError("target_epsilon", f"must be > 0 (got {args.target_epsilon})")
     ratio = None if args.noise_ratio is None else _number(args.noise_ratio, "--noise-ratio", allow_inf=True)
     orders = ORDER_GRIDS[inp["orders"]]
     cals = {conv: P.calibrate(m, n, f, q, target, T, delta, C, ratio=ratio, conversion=conv, orders=orders)
@@ -227,42 +219,14 @@ def _json_safe(x):
 
 
 def run(args) -> int:
-    """Run the subcommand; returns the exit code (2 with one stderr line on bad input)."""
-    try:
-        inp = _inputs(args)
-        rep = calibrate_report(args, inp) if args.target_epsilon is not None else account_report(args, inp)
-    except ValueError as exc:  # PrivacyInputError and any other bad value
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+    """Run the subcommand; bad input raises InputError (the command line prints one line, exit 2)."""
+    inp = _inputs(args)
+    rep = calibrate_report(args, inp) if args.target_epsilon is not None else account_report(args, inp)
     print(format_calibrate(rep) if rep["mode"] == "calibrate" else format_account(rep))
     if args.json:
         try:
             with open(args.json, "w", encoding="utf-8") as fh:
                 json.dump(_json_safe(rep), fh, indent=2)
         except OSError as exc:
-            print(f"{PROG}: error: --json: cannot write {args.json!r} ({exc.strerror})", file=sys.stderr)
-            return 2
+            raise InputError("--json", f"cannot write {args.json!r} ({exc.strerror})") from None
     return 0
-
-
-def _one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Make the parser report usage errors as one line and exit 2."""
-    def error(message: str):
-        print(f"{PROG}: error: {message}", file=sys.stderr)
-        sys.exit(2)
-
-    parser.error = error  # type: ignore[method-assign]
-    return parser
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="fedverify")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_parser(sub)
-    _one_line_errors(parser)
-    args = parser.parse_args(["privacy", *(sys.argv[1:] if argv is None else argv)])
-    return run(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -30,14 +30,14 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from verify.engine import ConfigError
+from analytic.errors import InputError
 
 _MASK63 = (1 << 63) - 1
 
 
 def _check_index(i: int, n: int, name: str = "worker") -> None:
     if not 0 <= i < n:
-        raise ConfigError(f"{name}: index must lie in [0, {n}) (got {i})")
+        raise InputError(name, f"index must lie in [0, {n}) (got {i})")
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,16 @@ class SharedSeeds:
 
     def __post_init__(self) -> None:
         if self.n < 1:
-            raise ConfigError(f"--n: must be >= 1 (got n={self.n})")
+            raise InputError("n", f"must be >= 1 (got n={self.n})")
         if self.master < 0:
-            raise ConfigError(f"seed: the master secret must be >= 0 (got {self.master})")
+            raise InputError("seed", f"the master secret must be >= 0 (got {self.master})")
 
     def pair_seed(self, i: int, j: int) -> int:
         """S_ij = KDF(master, min(i,j), max(i,j)): a 64-bit secret known to i and j only."""
         _check_index(i, self.n)
         _check_index(j, self.n)
         if i == j:
-            raise ConfigError(f"pair: a worker shares no secret with itself (got i = j = {i})")
+            raise InputError("pair", f"a worker shares no secret with itself (got i = j = {i})")
         key = (min(i, j), max(i, j))
         if key not in self._cache:
             ss = np.random.SeedSequence(entropy=self.master, spawn_key=key)
@@ -74,7 +74,7 @@ class SharedSeeds:
 def _pair_generator(seed_ij: int, t: int) -> np.random.Generator:
     """The counter-based stream keyed by (S_ij, t): Philox seeded with SeedSequence([S_ij lo, S_ij hi, t])."""
     if t < 0:
-        raise ConfigError(f"t: step must be >= 0 (got {t})")
+        raise InputError("t", f"step must be >= 0 (got {t})")
     words = [seed_ij & 0xFFFFFFFF, (seed_ij >> 32) & 0xFFFFFFFF, int(t)]
     return np.random.Generator(np.random.Philox(np.random.SeedSequence(words)))
 
@@ -168,16 +168,16 @@ def server_view(messages: torch.Tensor, seeds: SharedSeeds, t: int, honest: Sequ
     """The honest rows of ``messages [R, n, d]`` minus every term the server knows through the colluders."""
     honest, colluders = list(honest), list(colluders)
     if set(honest) & set(colluders):
-        raise ConfigError("--q: colluders must be malicious workers, not honest ones")
+        raise InputError("q", "colluders must be malicious workers, not honest ones")
     R, _, d = messages.shape
     known = colluder_known_terms(seeds, t, honest, colluders, R, d, sigma_cor, messages.dtype, messages.device)
     return messages[:, honest] - known
 
 
 def _check_noise(sigma_cor: float, sigma_ind: float) -> None:
-    for name, v in (("--sigma-cor", sigma_cor), ("--sigma-ind", sigma_ind)):
+    for name, v in (("sigma_cor", sigma_cor), ("sigma_ind", sigma_ind)):
         if not (math.isfinite(float(v)) and float(v) >= 0.0):
-            raise ConfigError(f"{name}: noise standard deviation must be finite and >= 0 (got {v!r})")
+            raise InputError(name, f"noise standard deviation must be finite and >= 0 (got {v!r})")
 
 
 # -- the server as an attacker: likelihood ratios and Rényi divergences ----------------------------
@@ -200,7 +200,7 @@ def renyi_divergence_mc(llr_under_b: torch.Tensor, alpha):
     """
     a = np.atleast_1d(np.asarray(alpha, dtype=float))
     if np.any(a <= 1.0):
-        raise ConfigError(f"alpha: Rényi order must be > 1 (got {alpha})")
+        raise InputError("alpha", f"Rényi order must be > 1 (got {alpha})")
     x = torch.as_tensor(a, dtype=llr_under_b.dtype, device=llr_under_b.device)[:, None] * llr_under_b.reshape(1, -1)
     log_mean = (torch.logsumexp(x, 1) - math.log(x.shape[1])).cpu().numpy()
     out = log_mean / (a - 1.0)

@@ -17,24 +17,22 @@ from typing import Literal
 import numpy as np
 import torch
 
+from analytic.errors import InputError
+
 Fidelity = Literal["quick", "full"]
 FIDELITIES = ("quick", "full")
 MIN_REPLICATES = 10  # fewest replicates a random check's verdict may rest on
 DEVICES = ("auto", "cpu", "cuda")
 
 
-class ConfigError(ValueError):
-    """Bad user input. The message names the parameter; the command line exits with code 2."""
-
-
 def resolve_device(device: str) -> torch.device:
     """``auto`` picks CUDA when available, else CPU. ``cuda`` without a GPU is an error."""
     if device not in DEVICES:
-        raise ConfigError(f"--device: expected one of {', '.join(DEVICES)}, got {device!r}")
+        raise InputError("device", f"expected one of {', '.join(DEVICES)}, got {device!r}")
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("--device: cuda requested but no CUDA device is available")
+        raise InputError("device", "cuda requested but no CUDA device is available")
     return torch.device(device)
 
 
@@ -60,7 +58,7 @@ class Context:
     fidelity: Fidelity = "quick"
     replicates: int | None = None
     seed: int = 0
-    device: str = "cpu"
+    device: str = "auto"
     float32_on_cuda: bool = False
     check_id: str = ""
     #: replicate counts a check asked for but did not get (the user's --replicates was below its minimum)
@@ -68,12 +66,12 @@ class Context:
 
     def __post_init__(self) -> None:
         if self.fidelity not in FIDELITIES:
-            raise ConfigError(f"--fidelity: expected quick or full, got {self.fidelity!r}")
+            raise InputError("fidelity", f"expected quick or full, got {self.fidelity!r}")
         if self.replicates is not None and (not isinstance(self.replicates, int) or self.replicates < 2):
             # one run of a random quantity carries no spread, so no verdict could rest on it
-            raise ConfigError(f"--replicates: must be an integer >= 2, got {self.replicates!r}")
+            raise InputError("replicates", f"must be an integer >= 2, got {self.replicates!r}")
         if not isinstance(self.seed, int) or self.seed < 0:
-            raise ConfigError(f"--seed: must be a non-negative integer, got {self.seed!r}")
+            raise InputError("seed", f"must be a non-negative integer, got {self.seed!r}")
         resolve_device(self.device)  # validates the name early
 
     # -- derived settings ---------------------------------------------------------------
@@ -128,7 +126,7 @@ class Context:
 def log_checkpoints(T: int, num: int = 20, include_zero: bool = False) -> np.ndarray:
     """Log-spaced distinct integer rounds in [1, T] (T always included), for trajectory recording."""
     if T < 1:
-        raise ConfigError(f"T: must be >= 1, got {T}")
+        raise InputError("T", f"must be >= 1, got {T}")
     pts = np.unique(np.round(np.logspace(0, math.log10(T), num)).astype(int))
     pts = pts[(pts >= 1) & (pts <= T)]
     if pts[-1] != T:
@@ -138,50 +136,25 @@ def log_checkpoints(T: int, num: int = 20, include_zero: bool = False) -> np.nda
     return pts
 
 
-class Trajectory:
-    """Records named quantities at chosen rounds during one run, so a sweep over T costs one run.
+def library_versions() -> dict:
+    """Versions of the libraries whose arithmetic decides a check's numbers."""
+    import platform
 
-    >>> tr = Trajectory(checkpoints=[1, 10, 100])
-    >>> for t in range(1, 101):
-    ...     if tr.due(t): tr.record(t, err=float(t))
-    >>> tr.as_arrays()["err"].tolist()
-    [1.0, 10.0, 100.0]
-    """
+    import scipy
+    import sympy
 
-    def __init__(self, checkpoints) -> None:
-        self.checkpoints = np.asarray(checkpoints, dtype=int)
-        self._due = set(int(c) for c in self.checkpoints)
-        self._rows: dict[str, list] = {}
-
-    def due(self, t: int) -> bool:
-        return t in self._due
-
-    def record(self, t: int, **values) -> None:
-        for name, v in values.items():
-            if isinstance(v, torch.Tensor):
-                v = v.detach().cpu().numpy()
-            self._rows.setdefault(name, []).append(np.asarray(v))
-
-    def as_arrays(self) -> dict[str, np.ndarray]:
-        """Each quantity stacked along a leading checkpoint axis."""
-        return {k: np.stack(v) for k, v in self._rows.items()}
+    return {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
+            "sympy": sympy.__version__, "torch": torch.__version__}
 
 
 def environment(ctx: Context) -> dict:
     """Versions and settings that go into every Result's ``env`` field."""
     import platform
 
-    import scipy
-    import sympy
-
     dev = ctx.torch_device
     return {
-        "python": platform.python_version(),
+        **library_versions(),
         "platform": platform.platform(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "sympy": sympy.__version__,
-        "torch": torch.__version__,
         "device": str(dev) + (f" ({torch.cuda.get_device_name(dev)})" if dev.type == "cuda" else ""),
         "dtype": str(ctx.dtype).replace("torch.", ""),
         "fidelity": ctx.fidelity,

@@ -12,9 +12,19 @@ Rules (DESIGN.md):
 * **bound** with explicit constants: holds when the upper CI of the observed mean stays under
   the bound at every grid point (lower bounds: the lower CI stays above).
 * **identity**: holds when the relative error is under the stated tolerance, else violated.
+* **exact numbers** (a deterministic quantity against a bound, from either side; an exact zero):
+  the interval collapses to the value.
+* **Monte Carlo** identities and bounds: the estimate +- z standard errors (``family_z`` gives z
+  for k simultaneous tests); a test without power is inconclusive.
+* **geometric rate**: the per-step contraction factor from a semilog fit, against a limit.
+* **proportion**: a Clopper-Pearson interval of a success rate, against a threshold.
 * **counterexample**: reproduced when the paper's failure predicate holds *and* the repaired
   algorithm succeeds on the same instance.
 * a run whose assumptions did not hold is ``inconclusive``, never ``holds``.
+
+Rate and bound verdicts take the theory as an :class:`analytic.bounds.Bound` and read its
+``kind``: ``upper`` and ``lower`` give the side, ``tight`` (and ``exact``) an upper claim whose
+exponent must also be matched from below. No check builds a verdict by hand: a test greps for it.
 """
 from __future__ import annotations
 
@@ -24,6 +34,7 @@ from typing import Iterable, Literal
 import numpy as np
 from scipy import stats
 
+from analytic.bounds import Bound
 from verify.result import Assumption, Verdict
 
 Side = Literal["upper", "lower"]
@@ -168,60 +179,96 @@ def combine(verdicts: Iterable[Verdict]) -> Verdict:
     return Verdict.HOLDS
 
 
+def side_of(bound: Bound) -> tuple[Side, bool]:
+    """(side, tight) that a Bound's kind asks of a measurement: upper, lower, or tight (upper and
+    matched from below); an ``exact`` Bound is tight."""
+    return {"upper": ("upper", False), "lower": ("lower", False), "tight": ("upper", True),
+            "exact": ("upper", True)}[bound.kind]
+
+
+def power_law(param: str, exponent: float, kind: str = "upper", name: str | None = None) -> Bound:
+    """The Bound ``param**exponent`` of the given kind: a rate claim stated only by its exponent."""
+    import sympy as sp
+
+    x = sp.Symbol(param, positive=True)
+    return Bound(name or f"{param}^{exponent:g}", x ** sp.nsimplify(exponent), kind,  # type: ignore[arg-type]
+                 statement=f"{'Theta' if kind in ('tight', 'exact') else 'O' if kind == 'upper' else 'Omega'}"
+                           f"({param}^{exponent:g})")
+
+
+def _on_grid(bound: Bound, param: str, x, values: dict | None) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    return np.broadcast_to(np.asarray(bound(**{**(values or {}), param: x}), dtype=float), x.shape)
+
+
 def rate_verdict(
     x,
     Y,
-    predicted_exponent: float,
-    tol: float,
+    theory: Bound,
     *,
-    tight: bool = False,
-    side: Side = "upper",
-    bound_curve=None,
+    param: str,
+    tol: float,
+    values: dict | None = None,
     level: float = DEFAULT_LEVEL,
     n_boot: int = DEFAULT_BOOT,
     rng=None,
     deterministic: bool = False,
 ) -> tuple[Verdict, dict]:
-    """Verdict for 'observed = O(x^p)' (side upper) or 'observed = Omega(x^p)' (side lower).
-    ``deterministic``: Y is one exact curve (no replicates), so its slope is known exactly.
+    """Verdict for 'observed = O(g)' where g is the Bound ``theory`` in ``param`` over the grid ``x``.
 
-    ``bound_curve`` (the bound g evaluated on the grid) adds the no-upward-trend test on
-    observed/g, which matters when g's local slope changes over the grid.
+    The predicted exponent p is the least-squares log-log slope of g over the grid: exactly the
+    exponent for a power law, and for a sum such as sigma^2/n + sigma^3/Delta the slope exact data
+    following g would show on this grid. Since the least-squares slope is linear, 'observed/g shows
+    no upward trend' is the same test as 'slope <= p + tol'. The kind of ``theory`` gives the side
+    (upper: slope CI at or below p + tol; lower: at or above p - tol) and tightness (tight and
+    exact: both). ``values`` fixes g's other symbols (they may be arrays that move with x).
+    ``Y`` is ``[R, P]``; ``deterministic``: one exact curve, whose slope is known exactly.
     """
-    rng = _rng(rng)
-    f = slope_fit(x, Y, level=level, n_boot=n_boot, rng=rng, deterministic=deterministic)
-    parts = [interval_verdict(f.lo, f.hi, predicted_exponent + tol, "upper")] if side == "upper" else [
-        interval_verdict(f.lo, f.hi, predicted_exponent - tol, "lower")
+    side, tight = side_of(theory)
+    x = np.asarray(x, dtype=float)
+    g = _on_grid(theory, param, x, values)
+    p = round(float(np.polyfit(np.log10(x), np.log10(g), 1)[0]), 12)  # a power law's exponent, without fit noise
+    f = slope_fit(x, Y, level=level, n_boot=n_boot, rng=_rng(rng), deterministic=deterministic)
+    parts = [interval_verdict(f.lo, f.hi, p + tol, "upper")] if side == "upper" else [
+        interval_verdict(f.lo, f.hi, p - tol, "lower")
     ]
     if tight:
-        other = "lower" if side == "upper" else "upper"
-        thr = predicted_exponent - tol if other == "lower" else predicted_exponent + tol
-        parts.append(interval_verdict(f.lo, f.hi, thr, other))
-    out = {
+        parts.append(interval_verdict(f.lo, f.hi, p - tol, "lower"))
+    ratio = np.atleast_2d(np.asarray(Y, dtype=float)).mean(axis=0) / g
+    local = np.gradient(np.log(g), np.log(x))  # g's slope along the grid (other symbols may move with x)
+    return combine(parts), {
         "slope": f.slope,
         "slope_ci": [f.lo, f.hi],
-        "predicted_exponent": predicted_exponent,
+        "predicted_exponent": p,
         "tolerance": tol,
         "tight": tight,
         "side": side,
+        "theory": theory.name,
+        "bound_local_slope_range": [float(local.min()), float(local.max())],
+        "fitted_constant": float(ratio.max() if side == "upper" else ratio.min()),
         "intercept": f.intercept,
         "level": level,
         "n_boot": f.n_boot,
     }
-    if bound_curve is not None:
-        g = np.asarray(bound_curve, dtype=float)
-        ratio = np.atleast_2d(np.asarray(Y, dtype=float)) / g[None, :]
-        tr = slope_fit(x, ratio, level=level, n_boot=n_boot, rng=rng, deterministic=deterministic)
-        trend_side = "upper" if side == "upper" else "lower"
-        parts.append(interval_verdict(tr.lo, tr.hi, tol if side == "upper" else -tol, trend_side))
-        out["ratio_trend"] = {"slope": tr.slope, "ci": [tr.lo, tr.hi]}
-        out["fitted_constant"] = float(np.max(ratio.mean(axis=0)) if side == "upper" else np.min(ratio.mean(axis=0)))
-    return combine(parts), out
 
 
-def bound_verdict(Y, bound, side: Side = "upper", level: float = DEFAULT_LEVEL, n_boot: int = DEFAULT_BOOT, rng=None,
-                  deterministic: bool = False) -> tuple[Verdict, dict]:
+def _bound_values(bound, values: dict | None, side: Side | None) -> tuple[np.ndarray, Side]:
+    """A Bound evaluated at ``values`` with the side its kind asks, or plain numbers with ``side``."""
+    if isinstance(bound, Bound):
+        if side is not None:
+            raise ValueError(f"side: the kind of {bound.name!r} ({bound.kind}) decides the side; do not pass one")
+        return np.asarray(bound(**(values or {})), dtype=float), side_of(bound)[0]
+    if values is not None:
+        raise ValueError("values: only a Bound is evaluated at values")
+    return np.asarray(bound, dtype=float), side or "upper"
+
+
+def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = None, level: float = DEFAULT_LEVEL,
+                  n_boot: int = DEFAULT_BOOT, rng=None, deterministic: bool = False) -> tuple[Verdict, dict]:
     """Verdict for 'E[observed] <= bound' (or >=) at every grid point, from replicates ``Y [R, P]``.
+
+    ``bound`` is a :class:`Bound` evaluated at ``values`` (its kind gives the side) or plain
+    numbers (``side`` upper by default: a spec's tolerance band, a fitted constant).
 
     *Holds* needs every point's CI (at ``level``) on the right side: requiring all P points keeps
     the false-holds rate at most the per-point rate. *Violated* needs one point's CI at the
@@ -229,11 +276,12 @@ def bound_verdict(Y, bound, side: Side = "upper", level: float = DEFAULT_LEVEL, 
     does not manufacture violations (at R = 50 and 16 points exactly on the bound, the uncorrected
     rule said violated 40% of the time). Anything else is inconclusive.
     """
+    bound, side = _bound_values(bound, values, side)
     Y = np.asarray(Y, dtype=float)
     if Y.ndim == 1:
         Y = Y[:, None]
     P = Y.shape[1]
-    b = np.broadcast_to(np.asarray(bound, dtype=float), Y.shape[1:])
+    b = np.broadcast_to(bound, Y.shape[1:])
     mean, lo, hi = bootstrap_ci(Y, level=level, n_boot=n_boot, rng=rng, deterministic=deterministic)
     level_v = 1.0 - (1.0 - level) / P
     if deterministic or Y.shape[0] < 2 or P == 1:
@@ -306,16 +354,36 @@ def mc_identity_verdict(estimate, se, expected, z: float, resolution=None) -> tu
     return v, info
 
 
-def deterministic_upper_verdict(values, bounds, rtol: float = 0.0) -> tuple[Verdict, dict]:
-    """'value <= bound' for exact (non-random) numbers: the CI collapses to the value (interval rule)."""
+def mc_bound_verdict(estimate, se, bound, z: float, side: Side | None = None, *,
+                     values: dict | None = None) -> tuple[Verdict, dict]:
+    """Monte Carlo bound: 'E[X] <= bound' (or >=) at each point from estimates with standard errors;
+    the interval rule on estimate +- z SE (choose z with :func:`family_z` for several points)."""
+    b, side = _bound_values(bound, values, side)
+    est, se = np.asarray(estimate, dtype=float), np.asarray(se, dtype=float)
+    est, se, b = np.broadcast_arrays(est, se, b)
+    verdict = combine(interval_verdict(e - z * s, e + z * s, t, side) for e, s, t in zip(est.ravel(), se.ravel(), b.ravel()))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zs = (est - b) / np.maximum(se, np.finfo(float).tiny)
+    return verdict, {"z": z, "side": side, "worst_z": float(np.nanmax(zs) if side == "upper" else np.nanmin(zs)),
+                     "count": int(est.size)}
+
+
+def deterministic_verdict(values, bounds, side: Side | None = None, rtol: float = 0.0, *,
+                          at: dict | None = None) -> tuple[Verdict, dict]:
+    """'value <= bound' (side upper) or 'value >= bound' (lower) for exact, non-random numbers: the
+    interval rule with the interval collapsed to the value. ``rtol`` widens the bound by rtol |bound|
+    in the claim's favour (rounding of exact arithmetic). ``bounds`` may be a Bound evaluated ``at``."""
+    b_raw, side = _bound_values(bounds, at, side)
     v = np.asarray(values, dtype=float)
-    raw = np.broadcast_to(np.asarray(bounds, dtype=float), v.shape)
-    b = raw + rtol * np.abs(raw)
-    verdict = combine(interval_verdict(x, x, t, "upper") for x, t in zip(v.ravel(), b.ravel()))
+    raw = np.broadcast_to(b_raw, v.shape)
+    b = raw + (rtol if side == "upper" else -rtol) * np.abs(raw)
+    verdict = combine(interval_verdict(x, x, t, side) for x, t in zip(v.ravel(), b.ravel()))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(raw != 0, v / np.where(raw != 0, raw, 1.0), np.nan)
-    worst = float(np.nanmax(ratio)) if np.any(np.isfinite(ratio)) else None
-    return verdict, {"worst_ratio": worst, "count": int(v.size), "violations": int(np.sum(v > b)), "rtol": rtol}
+    worst = (float(np.nanmax(ratio) if side == "upper" else np.nanmin(ratio))) if np.any(np.isfinite(ratio)) else None
+    wrong = v > b if side == "upper" else v < b
+    return verdict, {"worst_ratio": worst, "count": int(v.size), "violations": int(np.sum(wrong)), "rtol": rtol,
+                     "side": side}
 
 
 def exact_zero_verdict(value: float, atol: float = 0.0) -> tuple[Verdict, dict]:
@@ -340,13 +408,21 @@ def apply_assumptions(verdict: Verdict, assumptions: Iterable[Assumption]) -> Ve
     return Verdict.INCONCLUSIVE if any(not a.held for a in assumptions) else verdict
 
 
-def geometric_rate(steps, errors, *, level: float = DEFAULT_LEVEL, n_boot: int = DEFAULT_BOOT, rng=None) -> dict:
-    """Per-step contraction factor r of errors ~ C r^l, from a semilog fit over replicates ``[R, L]``."""
-    f = slope_fit(steps, errors, log_x=False, level=level, n_boot=n_boot, rng=rng)
-    return {"rate": 10 ** f.slope, "rate_ci": [10 ** f.lo, 10 ** f.hi], "slope_log10": f.slope}
+def geometric_rate_verdict(steps, errors, limit: float, side: Side = "upper", *, level: float = DEFAULT_LEVEL,
+                           n_boot: int = DEFAULT_BOOT, rng=None, deterministic: bool = False) -> tuple[Verdict, dict]:
+    """'errors ~ C r^l with r <= limit' (side upper; lower: r >= limit), from a semilog fit of the
+    replicate mean ``errors [R, L]`` against the steps, with a bootstrap CI of r (``deterministic``:
+    one exact curve, whose rate is known exactly)."""
+    f = slope_fit(steps, errors, log_x=False, level=level, n_boot=n_boot, rng=rng, deterministic=deterministic)
+    lo, hi = 10 ** f.lo, 10 ** f.hi
+    return interval_verdict(lo, hi, limit, side), {"rate": 10 ** f.slope, "rate_ci": [lo, hi], "slope_log10": f.slope,
+                                                   "limit": limit, "side": side, "level": level}
 
 
-def constant_stability(ratio) -> dict:
-    """Spread of observed/bound over a grid: a stable constant means the bound's shape is right."""
-    r = np.asarray(ratio, dtype=float).ravel()
-    return {"min": float(r.min()), "max": float(r.max()), "spread": float(r.max() / r.min()) if r.min() > 0 else float("inf")}
+def proportion_verdict(k: int, n: int, threshold: float, side: Side = "lower",
+                       level: float = DEFAULT_LEVEL) -> tuple[Verdict, dict]:
+    """'success rate >= threshold' (side lower; upper: <=) from k successes in n independent trials,
+    with the exact Clopper-Pearson interval."""
+    p, lo, hi = proportion_ci(k, n, level)
+    return interval_verdict(lo, hi, threshold, side), {"rate": p, "ci": [lo, hi], "k": int(k), "n": int(n),
+                                                       "threshold": threshold, "side": side, "level": level}

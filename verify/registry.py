@@ -1,58 +1,83 @@
 """The registry of checks: one function per checkable claim, registered under its id.
 
-A check id is the paper key and the claim number of its spec (``werner2023.c09``); checks
-beyond the spec's list use ``x`` numbers (``werner2023.x01``). Registration is loud: a
-duplicate id raises. Check modules live in ``verify/checks/<key>.py`` and
-``counterexamples/``; :func:`load_all` imports them so they register themselves.
+**Ids.** A check id is ``<paper key>.<claim>``: the paper key is the first author's surname in
+lowercase ASCII letters, the year and an optional disambiguating letter (``werner2023``,
+``smith2024b``); the claim is ``c`` plus the number of the claim in the paper's spec (``c09``,
+``c112``), or ``x`` plus a number for a check beyond the spec's list (``werner2023.x01``).
+Registration is loud: an id registered twice by different functions raises.
+
+**Where checks come from.** :func:`load_all` imports every module named by
+
+* the entry-point group ``fedverify.checks`` of any installed distribution (fedverify's own
+  check packages register this way too, see pyproject.toml; a package value imports all its
+  submodules);
+* the environment variable ``FEDVERIFY_CHECKS=mod1,mod2``;
+* ``fedverify --import MODULE`` (or :func:`import_modules`).
+
+so ``verify`` names no package above it, and a researcher's own theorem runs through the real
+command line without editing fedverify.
+
+**Calling a check.** ``@check`` turns the function into a :class:`CheckSpec`. Calling it,
+``c09(ctx, **overrides)``, binds the context to the check's id (which seeds its random
+streams), runs it, and fills the Result's ``env``; ``fedverify run`` makes exactly this call, so a
+direct call gives the same numbers bit for bit. Keyword overrides (a planted wrong bound, a smaller
+grid) are recorded in ``env["overrides"]``.
 """
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import importlib
+import importlib.util
+import os
 import pkgutil
 import re
+import sys
 import time
-from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Callable
 
-from verify.engine import ConfigError, Context, environment
+from analytic.errors import InputError
+from analytic.papers import Paper
+from verify.engine import Context, environment, library_versions
 from verify.fit import apply_minimum_replicates
-from verify.result import Result, Verdict, check_sort_key
+from verify.result import KINDS, Claim, Result, Verdict, check_sort_key
 
-ID_PATTERN = re.compile(r"^[a-z]+\d{4}\.[a-z]\d{2}$")
-CHECK_PACKAGES = ("verify.checks", "counterexamples")
+ID_PATTERN = re.compile(r"^[a-z]+\d{4}[a-z]?\.[cx]\d{2,3}$")
+ENTRY_POINT_GROUP = "fedverify.checks"
+ENV_VAR = "FEDVERIFY_CHECKS"
+#: Packages whose source can change a check's numbers besides the check's own package.
+CORE_PACKAGES = ("analytic", "verify", "counterexamples")
 
 
-@dataclass(frozen=True)
 class CheckSpec:
-    id: str
-    title: str
-    kind: str
-    expected: Verdict
-    func: Callable[[Context], Result]
-    module: str
+    """A registered check. Calling it runs the check (see the module docstring)."""
+
+    def __init__(self, id: str, title: str, kind: str, expected: Verdict, func: Callable[..., Result]) -> None:
+        self.id, self.title, self.kind, self.expected, self.func = id, title, kind, expected, func
+        self.module = func.__module__
+        functools.update_wrapper(self, func)
 
     @property
     def paper(self) -> str:
         return self.id.split(".")[0]
 
-    @property
-    def code_hash(self) -> str:
-        """Fingerprint of the check's module source: a stored result of older code is not reused."""
-        mod = importlib.import_module(self.module)
-        src = Path(mod.__file__).read_bytes() if getattr(mod, "__file__", None) else self.module.encode()
-        return hashlib.sha256(src).hexdigest()[:16]
+    def __repr__(self) -> str:
+        return f"<check {self.id} ({self.kind}, expects {self.expected.value})>"
 
-    def run(self, ctx: Context) -> Result:
-        """Run the check with a context bound to its id; fill ``env`` and the wall time."""
-        c = ctx.for_check(self.id)
+    def __call__(self, ctx: Context | None = None, **overrides) -> Result:
+        """Run the check with ``ctx`` bound to its id; fill ``env`` (versions, wall time, overrides)."""
+        c = (ctx or Context()).for_check(self.id)
         t0 = time.perf_counter()
-        res = self.func(c)
+        res = self.func(c, **overrides)
         wall = time.perf_counter() - t0
-        if res.id != self.id or res.expected != self.expected:
-            raise RuntimeError(f"check {self.id} returned a Result for {res.id} / expected {res.expected}")
+        if not isinstance(res, Result) or res.id != self.id:
+            raise RuntimeError(f"check {self.id} must return its Result built by result_for(ctx, ...)")
         res.env = {**environment(c), **res.env, "wall_time_s": round(wall, 4)}
+        if overrides:
+            res.env["overrides"] = {k: _short_repr(v) for k, v in sorted(overrides.items())}
         if c.short_replicates:
             used, needed = min(c.short_replicates)
             res.verdict = apply_minimum_replicates(res.verdict, used, needed)
@@ -60,67 +85,220 @@ class CheckSpec:
                                 "the verdict is reported as inconclusive.]")
         return res
 
+    def run(self, ctx: Context | None = None, **overrides) -> Result:
+        """The same as calling the check."""
+        return self(ctx, **overrides)
+
+    @property
+    def code_hash(self) -> str:
+        """Fingerprint of every source file the check's module can reach through imports (see
+        :func:`module_closure`): a stored Result of other code is never reused."""
+        return closure_hash(self.module)
+
+    def rerun_key(self, ctx: Context) -> dict:
+        """Everything that decides a stored Result's numbers; a rerun reuses a Result only when all match."""
+        return {"fidelity": ctx.fidelity, "replicates": ctx.replicates, "seed": ctx.seed,
+                "device": ctx.torch_device.type, "dtype": str(ctx.dtype).replace("torch.", ""),
+                "code": self.code_hash, "libraries": library_versions()}
+
+
+def _short_repr(v, limit: int = 120) -> str:
+    text = getattr(v, "name", None) if hasattr(v, "expr") else None  # a Bound: its name says what was planted
+    text = text or repr(v)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 _REGISTRY: dict[str, CheckSpec] = {}
+_PAPERS: dict[str, Paper] = {}
 
 
 def check(id: str, title: str, kind: str, expected: str | Verdict):
-    """Decorator registering ``func(ctx) -> Result`` under ``id``."""
+    """Decorator registering ``func(ctx, **settings) -> Result`` under ``id`` and returning its CheckSpec."""
     if not ID_PATTERN.match(id):
-        raise ValueError(f"check id {id!r} does not look like 'paper2023.c09'")
+        raise ValueError(f"check id {id!r} does not follow the id rule ('paper2023.c09'; see verify/registry.py)")
+    if kind not in KINDS:
+        raise ValueError(f"{id}: kind must be one of {KINDS}, got {kind!r}")
 
-    def deco(func):
-        if id in _REGISTRY and _REGISTRY[id].func.__qualname__ != func.__qualname__:
-            raise ValueError(f"check id {id} registered twice ({_REGISTRY[id].module} and {func.__module__})")
-        _REGISTRY[id] = CheckSpec(id, title, kind, Verdict(expected), func, func.__module__)
-        return func
+    def deco(func) -> CheckSpec:
+        old = _REGISTRY.get(id)
+        if old is not None and (old.func.__module__, old.func.__qualname__) != (func.__module__, func.__qualname__):
+            raise ValueError(f"check id {id} registered twice ({old.module} and {func.__module__})")
+        spec = CheckSpec(id, title, kind, Verdict(expected), func)
+        _REGISTRY[id] = spec
+        return spec
 
     return deco
 
 
-def result_for(check_id: str, claim, verdict, **fields) -> Result:
-    """A Result whose id, paper, title, kind and expected verdict come from the check's registration,
-    so a check states them once (in its @check line)."""
-    spec = _REGISTRY[check_id]
-    return Result(id=check_id, paper=spec.paper, title=spec.title, kind=spec.kind, expected=spec.expected,
-                  claim=claim, verdict=verdict, **fields)
+def register_paper(paper: Paper) -> Paper:
+    """Declare a paper's title, authors and summary; its checks' Results and report chapter carry them."""
+    old = _PAPERS.get(paper.key)
+    if old is not None and old != paper:
+        raise ValueError(f"paper {paper.key} registered twice with different data")
+    _PAPERS[paper.key] = paper
+    return paper
+
+
+def papers() -> dict[str, Paper]:
+    return dict(_PAPERS)
+
+
+def result_for(ctx: Context, claim: Claim, verdict, **fields) -> Result:
+    """The Result of the check ``ctx`` is bound to: id, paper, title, kind and expected verdict come
+    from its ``@check`` line and the paper's registration, so a check states them once."""
+    spec = _REGISTRY.get(ctx.check_id)
+    if spec is None:
+        raise RuntimeError("result_for: the context is not bound to a registered check; call the check "
+                           "itself (c09(ctx)), not its undecorated function")
+    paper = _PAPERS.get(spec.paper)
+    return Result(id=spec.id, paper=spec.paper, title=spec.title, kind=spec.kind, expected=spec.expected,
+                  claim=claim, verdict=verdict, paper_info=paper.as_dict() if paper else {}, **fields)
+
+
+# -- where the checks come from ------------------------------------------------------------------
+_plugin_errors: dict[str, str] = {}
+
+
+def _import_with_submodules(name: str) -> None:
+    mod = importlib.import_module(name)
+    for info in pkgutil.iter_modules(getattr(mod, "__path__", None) or []):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{name}.{info.name}")
+
+
+def _import_file(path: Path) -> None:
+    """Import a ``.py`` file as the module named by its stem (its folder joins the path, as ``python FILE`` does)."""
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    importlib.import_module(path.stem)
+
+
+def import_modules(names, source: str = "--import") -> None:
+    """Import check modules named by the user: a module name (found on the path, the current directory
+    first, as ``python -m`` does) or a ``.py`` file. A module that cannot be imported is bad input."""
+    names = [n.strip() for n in names if n and n.strip()]
+    if names and "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in names:
+        try:
+            if name.endswith(".py"):
+                if not Path(name).is_file():
+                    raise FileNotFoundError(f"no such file {name!r}")
+                _import_file(Path(name))
+            else:
+                _import_with_submodules(name)
+        except Exception as exc:  # noqa: BLE001 - the user's module: report what went wrong, in one line
+            raise InputError(source, f"cannot import check module {name!r} ({type(exc).__name__}: {exc})") from None
 
 
 def load_all() -> dict[str, CheckSpec]:
-    """Import every check module so that all checks are registered; return the registry."""
-    for pkg_name in CHECK_PACKAGES:
-        pkg = importlib.import_module(pkg_name)
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{pkg_name}.{info.name}")
+    """Import the check modules of every entry point and of ``$FEDVERIFY_CHECKS``; return the registry
+    in check order. An installed plugin that fails to import is remembered (:func:`plugin_errors`)
+    and skipped, so one broken plugin does not hide the other checks."""
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.value in _plugin_errors:
+            continue
+        try:
+            _import_with_submodules(ep.value)
+        except Exception as exc:  # noqa: BLE001
+            _plugin_errors[ep.value] = f"{type(exc).__name__}: {exc}"
+    import_modules(os.environ.get(ENV_VAR, "").split(","), source=ENV_VAR)
     return dict(sorted(_REGISTRY.items(), key=lambda kv: check_sort_key(kv[0])))
+
+
+def plugin_errors() -> dict[str, str]:
+    """Installed check modules that could not be imported, with the error."""
+    return dict(_plugin_errors)
+
+
+def _unknown(check_id: str, param: str) -> InputError:
+    hint = ""
+    if _plugin_errors:
+        hint = "; these check modules failed to import: " + "; ".join(f"{k} ({v})" for k, v in _plugin_errors.items())
+    return InputError(param, f"unknown check id {check_id!r} (see 'fedverify list'{hint})")
 
 
 def get(check_id: str) -> CheckSpec:
     reg = load_all()
     if check_id not in reg:
-        raise ConfigError(f"ID: unknown check id {check_id!r} (see 'fedverify list')")
+        raise _unknown(check_id, "ID")
     return reg[check_id]
 
 
 def select(ids=(), paper: str | None = None, all_: bool = False) -> list[CheckSpec]:
-    """Checks chosen by explicit ids, by paper, or all; unknown names are a ConfigError."""
+    """Checks chosen by explicit ids, by paper, or all; unknown names are an InputError."""
     reg = load_all()
-    papers = sorted({s.paper for s in reg.values()})
-    if paper is not None and paper not in papers:
-        raise ConfigError(f"--paper: unknown paper {paper!r}; known: {', '.join(papers)}")
-    chosen: list[CheckSpec] = []
-    for cid in ids:
-        if cid not in reg:
-            raise ConfigError(f"ID: unknown check id {cid!r} (see 'fedverify list')")
-        chosen.append(reg[cid])
+    known = sorted({s.paper for s in reg.values()})
+    if paper is not None and paper not in known:
+        raise InputError("paper", f"unknown paper {paper!r}; known: {', '.join(known)}")
+    chosen = [reg[cid] if cid in reg else _raise(_unknown(cid, "ID")) for cid in ids]
     if paper is not None:
         chosen += [s for s in reg.values() if s.paper == paper]
     if all_ or (not ids and paper is None):
         chosen = list(reg.values())
-    seen, out = set(), []
-    for s in chosen:
-        if s.id not in seen:
-            seen.add(s.id)
-            out.append(s)
+    return list({s.id: s for s in chosen}.values())
+
+
+def _raise(exc: Exception):
+    raise exc
+
+
+# -- the code a result depends on ------------------------------------------------------------------
+def _imported_names(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """Every module name an import statement in ``tree`` may refer to (anywhere in the file, lazy
+    imports inside functions included)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = module.split(".")
+                keep = len(parts) - node.level + (1 if is_package else 0)
+                base = ".".join(parts[:keep] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            out.add(base)
+            out.update(f"{base}.{a.name}" for a in node.names)  # `from pkg import submodule`
     return out
+
+
+def _source_path(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError, AttributeError):
+        return None  # an attribute imported from a module, not a module
+    origin = getattr(spec, "origin", None) if spec else None
+    return Path(origin) if origin and origin.endswith(".py") else None
+
+
+def module_closure(module: str) -> dict[str, Path]:
+    """The source files ``module`` can execute through imports, following imports into fedverify's
+    own packages (``analytic``, ``verify``, ``counterexamples``) and the module's own top-level
+    package (a plugin's), including each package's ``__init__``."""
+    roots = set(CORE_PACKAGES) | {module.split(".")[0]}
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen or name.split(".")[0] not in roots:
+            continue
+        path = _source_path(name)
+        if path is None:
+            continue
+        seen[name] = path
+        parents = [".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1)]
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+        todo.extend(parents)
+        todo.extend(_imported_names(tree, name, path.name == "__init__.py"))
+    return dict(sorted(seen.items()))
+
+
+def closure_hash(module: str) -> str:
+    """sha256 over the names and bytes of :func:`module_closure` (16 hex digits)."""
+    h = hashlib.sha256()
+    for name, path in module_closure(module).items():
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+

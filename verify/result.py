@@ -37,6 +37,11 @@ class Verdict(str, enum.Enum):
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.value
 
+    @property
+    def passed(self) -> bool:
+        """The claim held, or the counterexample was reproduced: what a predicate built from a verdict reads."""
+        return self in (Verdict.HOLDS, Verdict.REPRODUCED)
+
 
 @dataclass
 class Claim:
@@ -79,6 +84,7 @@ class Result:
     env: dict = field(default_factory=dict)
     figure: dict = field(default_factory=dict)  # plot spec read by reports.figures (see there)
     finding: str = ""  # an erratum or discrepancy the run confirmed, in one or two sentences
+    paper_info: dict = field(default_factory=dict)  # title, authors, venue, year, url, summary (registry)
     arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -8,8 +8,9 @@ Layout of a results directory::
 
 Each file is written to a temporary name in the same directory and moved into place with
 ``os.replace``, so a run cut off mid-write never leaves a half file, and everything finished
-before an interruption stays on disk. A rerun skips a check whose stored ``run_config``
-(fidelity, replicates, seed) matches, unless forced.
+before an interruption stays on disk. A rerun skips a check whose stored ``run_config`` (its
+rerun key: fidelity, replicates, seed, device, dtype, library versions and the hash of every
+source file the check can reach, ``CheckSpec.rerun_key``) matches, unless forced.
 """
 from __future__ import annotations
 
@@ -89,6 +90,14 @@ class ResultStore:
             return []
         return sorted(p.name[: -len(".json")] for p in self.root.glob("*.json") if not p.name.startswith("."))
 
-    def load_all(self, paper: str | None = None) -> list[Result]:
+    def load_all(self, paper: str | None = None) -> tuple[list[Result], list[tuple[str, str]]]:
+        """Every readable Result (optionally one paper's), in check order, and the files that could
+        not be read as ``(id, error)``: a damaged file must not cost the others."""
         ids = [i for i in self.ids() if paper is None or i.split(".")[0] == paper]
-        return [self.load(i) for i in sorted(ids, key=check_sort_key)]
+        results, bad = [], []
+        for cid in sorted(ids, key=check_sort_key):
+            try:
+                results.append(self.load(cid))
+            except Exception as e:  # noqa: BLE001
+                bad.append((cid, f"{type(e).__name__}: {e}"))
+        return results, bad

@@ -17,6 +17,19 @@ from dataclasses import dataclass
 import sympy as sp
 
 from analytic.bounds import Bound
+from analytic.papers import Paper
+
+PAPER = Paper(
+    key="allouah2025",
+    title="Towards Trustworthy Federated Learning with Untrusted Participants",
+    authors="Youssef Allouah, Rachid Guerraoui, John Stephan",
+    venue="International Conference on Machine Learning (ICML)", year=2025,
+    summary=("CafCor adds pairwise correlated noise from shared seeds (which cancels between honest workers) to "
+             "independent noise, and aggregates with the CAF robust filter, against an honest-but-curious server "
+             "colluding with q of the f malicious workers. The toolkit regenerates the noise exactly, accounts for its "
+             "Renyi privacy spend (SecLDP, Lemma A.4 and Theorem 4.1) against Monte Carlo estimates and the field's "
+             "reference accountants, and finds that the experiments' budgets lie outside Theorem 4.1's range."),
+)
 
 n, f, q, T, C, d = sp.symbols("n f q T C d", positive=True)
 s_cor2, s_ind2 = sp.symbols("sigma_cor2 sigma_ind2", nonnegative=True)

@@ -11,6 +11,19 @@ import math
 import sympy as sp
 
 from analytic.bounds import Bound
+from analytic.papers import Paper
+
+PAPER = Paper(
+    key="werner2023",
+    title="Provably Personalized and Robust Federated Learning",
+    authors="Mariel Werner, Lie He, Michael Jordan, Martin Jaggi, Sai Praneeth Karimireddy",
+    venue="Transactions on Machine Learning Research (TMLR)", year=2023, url="https://arxiv.org/abs/2306.08393",
+    summary=("Clients form clusters with a shared optimum; Threshold-Clustering (Algorithm 3) estimates each cluster's "
+             "mean inside a ball of radius tau, Federated-Clustering (Algorithm 2) applies it to gradients, and "
+             "Momentum-Clustering to momenta. The toolkit rebuilds the toy failures of Myopic clustering, IFCA and CFL "
+             "(Examples 1-3), measures Threshold-Clustering's error against Theorem 3.1 and the lower bound of "
+             "Theorem 3.2 (whose eq. (95) has an algebra error), and tests the rates of the main theorems."),
+)
 
 sigma, Delta, n, beta, delta, tau = sp.symbols("sigma Delta n beta delta tau", positive=True)
 

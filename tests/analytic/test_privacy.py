@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytic import privacy as P
+from analytic.errors import InputError
 from analytic.papers import allouah2025 as A
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -59,7 +60,7 @@ def test_corollary_vectors(row):
 
 
 def test_corollary_refuses_outside_theorem_range():
-    with pytest.raises(P.PrivacyInputError, match="--epsilon"):
+    with pytest.raises(InputError, match="epsilon"):
         P.corollary41_noise(100, 10, 26.4, 30, 1e-4, 2.25)
 
 
@@ -187,26 +188,27 @@ def test_dp_accounting_full_batch_anchor():
 
 # -- refusals: one clear message naming the parameter ---------------------------------------------------
 @pytest.mark.parametrize("call, param", [
-    (lambda: P.secldp_sigma_eff2(10, 5, 0, 1.0, 1.0), "--f: must satisfy f < n/2 (got f=5, n=10)"),
-    (lambda: P.secldp_sigma_eff2(10, 3, 4, 1.0, 1.0), "--q"),
-    (lambda: P.secldp_sigma_eff2(10, 3, 1, -1.0, 1.0), "--sigma-cor"),
-    (lambda: P.secldp_sigma_eff2(10, 3, 1, 1.0, -0.1), "--sigma-ind"),
-    (lambda: P.secldp_sigma_eff2(10, 3, 1, float("nan"), 1.0), "--sigma-cor"),
-    (lambda: P.account("secldp", 10, 3, 1, 1.0, 1.0, 1.0, 10, 1.0), "--delta"),
-    (lambda: P.account("secldp", 10, 3, 1, 1.0, 1.0, 1.0, 10, 0.0), "--delta"),
-    (lambda: P.account("secldp", 10, 3, 1, 1.0, 1.0, 1.0, 0, 1e-5), "--steps"),
-    (lambda: P.account("secldp", 10, 3, 1, 1.0, 1.0, 0.0, 10, 1e-5), "--clip"),
-    (lambda: P.account("nope", 10, 3, 1, 1.0, 1.0, 1.0, 10, 1e-5), "--mechanism"),
-    (lambda: P.theorem41_condition(10, 3, 1, 1.0, 1.0, 1.0, 10, 1e-5, 12.0), "--epsilon: Theorem 4.1 needs epsilon < log(1/delta)"),
-    (lambda: P.theorem41_required_sigma_eff2(0.0, 10, 1e-5, 1.0), "--epsilon"),
-    (lambda: P.min_sigma_eff2_grid(-1.0, 10, 1e-5, 1.0), "--target-epsilon"),
-    (lambda: P.gaussian_rdp(1.0, 1.0, 1.0), "--alpha"),
-    (lambda: P.validate_workers(10, 2.5, 0), "--f"),
-    (lambda: P.scale_noise_to_sigma_eff2(1.0, "secldp", 10, 3, 3, P.noise_shape("secldp", math.inf)), "--noise-ratio"),
+    (lambda: P.secldp_sigma_eff2(10, 5, 0, 1.0, 1.0), "f: must satisfy f < n/2 (got f=5, n=10)"),
+    (lambda: P.secldp_sigma_eff2(10, 3, 4, 1.0, 1.0), "q"),
+    (lambda: P.secldp_sigma_eff2(10, 3, 1, -1.0, 1.0), "sigma_cor2"),
+    (lambda: P.secldp_sigma_eff2(10, 3, 1, 1.0, -0.1), "sigma_ind2"),
+    (lambda: P.secldp_sigma_eff2(10, 3, 1, float("nan"), 1.0), "sigma_cor2"),
+    (lambda: P.account("secldp", 10, 3, 1, 1.0, 1.0, 1.0, 10, 1.0), "delta"),
+    (lambda: P.account("secldp", 10, 3, 1, 1.0, 1.0, 1.0, 10, 0.0), "delta"),
+    (lambda: P.account("secldp", 10, 3, 1, 1.0, 1.0, 1.0, 0, 1e-5), "T"),
+    (lambda: P.account("secldp", 10, 3, 1, 1.0, 1.0, 0.0, 10, 1e-5), "C"),
+    (lambda: P.account("nope", 10, 3, 1, 1.0, 1.0, 1.0, 10, 1e-5), "mechanism"),
+    (lambda: P.theorem41_condition(10, 3, 1, 1.0, 1.0, 1.0, 10, 1e-5, 12.0), "epsilon: Theorem 4.1 needs epsilon < log(1/delta)"),
+    (lambda: P.theorem41_required_sigma_eff2(0.0, 10, 1e-5, 1.0), "epsilon"),
+    (lambda: P.min_sigma_eff2_grid(-1.0, 10, 1e-5, 1.0), "target_epsilon"),
+    (lambda: P.gaussian_rdp(1.0, 1.0, 1.0), "alpha"),
+    (lambda: P.validate_workers(10, 2.5, 0), "f"),
+    (lambda: P.scale_noise_to_sigma_eff2(1.0, "secldp", 10, 3, 3, P.noise_shape("secldp", math.inf)), "ratio"),
 ])
 def test_refusals_name_the_parameter(call, param):
-    with pytest.raises(P.PrivacyInputError) as info:
+    with pytest.raises(InputError) as info:
         call()
+    assert info.value.param == param.split(":")[0]
     assert str(info.value).startswith(param.split(":")[0] + ":")
     assert param in str(info.value)
     assert isinstance(info.value, ValueError) and "\n" not in str(info.value)

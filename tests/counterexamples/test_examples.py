@@ -110,11 +110,11 @@ def fc_posing_as_myopic(problem, x0, eta, K, T):
 
 
 def test_c01_planted_repair_is_myopic():
-    assert example1_myopic.evaluate_c01(ctx("werner2023.c01"), fc=myopic_posing_as_fc).verdict == Verdict.NOT_REPRODUCED
+    assert example1_myopic.c01_myopic_misassigns(ctx("werner2023.c01"), fc=myopic_posing_as_fc).verdict == Verdict.NOT_REPRODUCED
 
 
 def test_c01_planted_failing_algorithm_is_fc():
-    assert example1_myopic.evaluate_c01(ctx("werner2023.c01"), myopic=fc_posing_as_myopic).verdict == Verdict.NOT_REPRODUCED
+    assert example1_myopic.c01_myopic_misassigns(ctx("werner2023.c01"), myopic=fc_posing_as_myopic).verdict == Verdict.NOT_REPRODUCED
 
 
 def test_c02_planted_repair_is_myopic():
@@ -123,24 +123,24 @@ def test_c02_planted_repair_is_myopic():
         tr.pair_grads = all_pairs_grads(problem, tr.x[:-1])
         return tr
 
-    assert example1_myopic.evaluate_c02(ctx("werner2023.c02"), fc=fake).verdict == Verdict.NOT_REPRODUCED
+    assert example1_myopic.c02_myopic_collapse(ctx("werner2023.c02"), fc=fake).verdict == Verdict.NOT_REPRODUCED
 
 
 def all_pairs_grads(problem, xs):
-    from verify.problems.toys import all_pairs
+    from verify.problems.base import all_pairs
 
     return torch.stack([problem.grad(all_pairs(x)) for x in xs])  # test only: loop over rounds
 
 
 def test_c03_planted_local_only_fc():
     local = lambda problem, x0, eta, T, radius, **kw: federated_clustering(problem, x0, eta, T, 0.0, steps=kw.get("steps", 10))
-    assert example1_myopic.evaluate_c03(ctx("werner2023.c03"), fc=local).verdict in NOT_REPRODUCED
+    assert example1_myopic.c03_fc_escapes(ctx("werner2023.c03"), fc=local).verdict in NOT_REPRODUCED
 
 
 def test_c04_c05_c06_planted_collapsing_fc():
     collapsing = lambda problem, x0, eta, T, radius, **kw: federated_clustering(problem, x0, eta, T, 2.5, steps=10)
-    for evaluate, cid in ((example2_ifca.evaluate_c04, "werner2023.c04"), (example2_ifca.evaluate_c05, "werner2023.c05"),
-                          (example2_ifca.evaluate_c06, "werner2023.c06")):
+    for evaluate, cid in ((example2_ifca.c04_ifca_option1_stuck, "werner2023.c04"), (example2_ifca.c05_ifca_option2_hypcluster_stuck, "werner2023.c05"),
+                          (example2_ifca.c06_fc_solves_example2, "werner2023.c06")):
         assert evaluate(ctx(cid), fc=collapsing).verdict == Verdict.NOT_REPRODUCED, cid
 
 
@@ -148,7 +148,7 @@ def test_c04_planted_ifca_that_does_not_fail():
     def well_started(problem, theta0, gamma, T, **kw):  # ignores the paper's initialisation
         return ifca(problem, torch.tensor([[[-1.0], [1.0]]], dtype=theta0.dtype).expand_as(theta0).clone(), gamma, T, **kw)
 
-    assert example2_ifca.evaluate_c04(ctx("werner2023.c04"), ifca_fn=well_started).verdict == Verdict.NOT_REPRODUCED
+    assert example2_ifca.c04_ifca_option1_stuck(ctx("werner2023.c04"), ifca_fn=well_started).verdict == Verdict.NOT_REPRODUCED
 
 
 def test_c07_planted_oracle_bipartition():
@@ -157,7 +157,7 @@ def test_c07_planted_oracle_bipartition():
         side[:, 1:] = True
         return side & members
 
-    assert example3_cfl.evaluate_c07(ctx("werner2023.c07"), bipartition=oracle).verdict == Verdict.NOT_REPRODUCED
+    assert example3_cfl.c07_cfl_splits_2_and_3(ctx("werner2023.c07"), bipartition=oracle).verdict == Verdict.NOT_REPRODUCED
 
 
 def test_c08_planted_fc_with_hidden_batching():
@@ -165,14 +165,14 @@ def test_c08_planted_fc_with_hidden_batching():
         kw["batch_size"] = 64
         return federated_clustering(problem, x0, eta, T, radius, **kw)
 
-    assert example3_cfl.evaluate_c08(ctx("werner2023.c08"), fc=batched).verdict == Verdict.NOT_REPRODUCED
+    assert example3_cfl.c08_fc_needs_batching(ctx("werner2023.c08"), fc=batched).verdict == Verdict.NOT_REPRODUCED
 
 
 def test_x01_planted_ifca_that_never_fails():
     def oracle_init(P, theta0, gamma, T, **kw):
         return ifca(P, P.W.clone(), gamma, T, **kw)
 
-    res = at_scale_ifca.evaluate_x01(ctx("werner2023.x01", replicates=6), ifca_fn=oracle_init)
+    res = at_scale_ifca.x01_ifca_fails_at_scale(ctx("werner2023.x01", replicates=10), ifca_fn=oracle_init)
     assert res.verdict == Verdict.NOT_REPRODUCED
     assert res.observed["ifca_failures"] == 0
 
@@ -186,15 +186,15 @@ def test_x01_planted_fc_that_is_ifca():
         tr.x = torch.stack([th.gather(1, a[..., None].expand(-1, -1, th.shape[-1])) for th, a in zip(itr.theta[1:], lab)])
         return tr
 
-    res = at_scale_ifca.evaluate_x01(ctx("werner2023.x01", replicates=6), fc=ifca_as_fc)
+    res = at_scale_ifca.x01_ifca_fails_at_scale(ctx("werner2023.x01", replicates=10), fc=ifca_as_fc)
     assert res.verdict in NOT_REPRODUCED
 
 
 # -- determinism and seeds --------------------------------------------------------------------
 def test_same_seed_same_numbers_other_seed_other_draws():
-    a = example3_cfl.evaluate_c07(ctx("werner2023.c07", seed=5))
-    b = example3_cfl.evaluate_c07(ctx("werner2023.c07", seed=5))
-    c = example3_cfl.evaluate_c07(ctx("werner2023.c07", seed=6))
+    a = example3_cfl.c07_cfl_splits_2_and_3(ctx("werner2023.c07", seed=5))
+    b = example3_cfl.c07_cfl_splits_2_and_3(ctx("werner2023.c07", seed=5))
+    c = example3_cfl.c07_cfl_splits_2_and_3(ctx("werner2023.c07", seed=6))
     assert a.observed["partition_counts"] == b.observed["partition_counts"]
     assert a.observed["partition_counts"] != c.observed["partition_counts"]
 

@@ -21,11 +21,11 @@ from verify.algorithms.federated_clustering import (
 )
 from verify.algorithms.ifca import ifca, partition_matches
 from verify.algorithms.myopic import myopic_clustering
+from verify.problems.base import all_pairs
 from verify.problems.toys import (
     Example1,
     Example2,
     Example3,
-    all_pairs,
     permute_clients,
     scale_losses,
     translate_gradients,

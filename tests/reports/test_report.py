@@ -9,7 +9,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from reports.pdf import build_report, main
+from reports.pdf import build_report
+from verify import cli
 from verify.result import Assumption, Claim, Result
 from verify.store import ResultStore
 
@@ -245,9 +246,10 @@ def test_unreadable_result_file_is_reported_not_fatal(tmp_path, draws):
         assert "broken2000.c01" in text and "could not be read" in text
 
 
-def test_main_entry_point(tmp_path, capsys):
-    assert main(["--results", str(tmp_path / "none"), "--out", str(tmp_path / "r.pdf")]) == 2
-    assert "no results in" in capsys.readouterr().err
+def test_report_subcommand_without_results_is_bad_input(tmp_path, capsys):
+    assert cli.main(["report", "--results", str(tmp_path / "none"), "--out", str(tmp_path / "r.pdf")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fedverify report: error: --results:") and "no results in" in err
 
 
 def test_figures_drawn_per_result_with_failures_as_notes(tmp_path, draws):

@@ -31,14 +31,13 @@ from verify.algorithms.myopic import (
     set_partitions,
 )
 from verify.algorithms.threshold_clustering import Radius, threshold_clustering
-from verify.engine import ConfigError
+from analytic.errors import InputError
 from verify.problems.clustered_regression import planted_clustered_regression
+from verify.problems.base import all_pairs, at_cluster_models
 from verify.problems.toys import (
     Example1,
     Example2,
     Example3,
-    all_pairs,
-    at_cluster_models,
     permute_clients,
 )
 
@@ -92,7 +91,7 @@ def test_example3_noise_is_bernoulli_with_batch_variance():
     g1 = p.stochastic_grad(X[:50], gen(3))[:, 2, 0]
     assert set(torch.round((1 / 3 - g1) * 2).tolist()) <= {0.0, 2.0}  # xi in {0, 1}
     assert p.fedavg_optimum() == pytest.approx(1 / 3, abs=1e-15)
-    with pytest.raises(ConfigError, match="batch_size"):
+    with pytest.raises(InputError, match="batch_size"):
         p.stochastic_grad(X[:2], gen(), batch_size=0)
 
 
@@ -105,7 +104,7 @@ def test_permuted_problem_relabels_clients():
     Xp[:, [2, 0, 1]] = X
     assert torch.allclose(q.grad(X), p.grad(Xp)[:, [2, 0, 1]])
     assert q.true_labels == (1, 0, 0)
-    with pytest.raises(ConfigError):
+    with pytest.raises(InputError):
         permute_clients(p, (0, 0, 1))
 
 
@@ -121,7 +120,7 @@ def test_clustered_regression_gradients_optima_and_pairs():
     L, G = P.loss_and_grad(at_cluster_models(W, 6))
     assert torch.allclose(G, P.grad(at_cluster_models(W, 6)))
     assert torch.all(L[:, 0, :3] < 1e-12) and torch.all(L[:, 0, 3:] > 0.1)  # cluster-0 clients are optimal at w_0
-    with pytest.raises(ConfigError, match="K"):
+    with pytest.raises(InputError, match="K"):
         planted_clustered_regression(gen(), 1, 2, K=6, d=5, m=3, separation=1.0)
 
 
@@ -157,7 +156,7 @@ def test_lloyd_recovers_separated_clusters_and_rejects_bad_k():
     Z = means[truth][None].repeat(8, 1, 1) + 0.1 * torch.randn(8, 10, 2, generator=gen(5), dtype=DT)
     labels, _ = lloyd_kmeans(Z, 3, gen(6))
     assert bool(partition_matches(labels, truth.tolist()).all())
-    with pytest.raises(ConfigError, match="K"):
+    with pytest.raises(InputError, match="K"):
         lloyd_kmeans(Z, 11, gen())
 
 
@@ -187,7 +186,7 @@ def test_ifca_separates_from_a_good_init_and_keeps_empty_cluster():
     assert tr.assign[-1, 0].tolist() == [0, 1]
     far = ifca(Example2(), torch.tensor([[[0.2], [50.0]]], dtype=DT), 0.25, 10, option="II", local_steps=3)
     assert far.theta[-1, 0, 1, 0] == 50.0  # no member: unchanged
-    with pytest.raises(ConfigError, match="option"):
+    with pytest.raises(InputError, match="option"):
         ifca(Example2(), torch.zeros(1, 2, 1, dtype=DT), 0.1, 3, option="III")
 
 
@@ -279,5 +278,5 @@ def test_cfl_example3_first_split_and_example2_recursion():
     assert tr.split.sum(0).tolist() == [1, 1]
     rounds, first = first_split(tr)
     assert rounds.tolist() == [6, 6] and first.tolist() == [[False, True]] * 2
-    with pytest.raises(ConfigError, match="bipartition"):
+    with pytest.raises(InputError, match="bipartition"):
         clustered_fl(Example2(), torch.zeros(1, 1, dtype=DT), 0.1, 3, rule="spectral")

@@ -93,13 +93,13 @@ class OrderedKDF(SharedSeeds):
 
 
 def test_c01_asymmetric_kdf_is_violated():
-    r = K.measure_c01(QUICK, seeds_factory=OrderedKDF)
+    r = K.c01_exact_cancellation(QUICK, seeds_factory=OrderedKDF)
     assert r.verdict == Verdict.VIOLATED and r.observed["bit_mismatches"] > 0
 
 
 def test_c02_paper_reading_that_honest_noise_cancels_is_violated():
     wrong = lambda d, f, n, sigma_cor2, sigma_ind2: d * sigma_ind2 / (n - f)  # noqa: E731
-    r = K.measure_c02(Context(fidelity="quick", replicates=2000), predicted_fn=wrong)
+    r = K.c02_honest_residual(Context(fidelity="quick", replicates=2000), predicted_fn=wrong)
     assert r.verdict == Verdict.VIOLATED
 
 
@@ -116,7 +116,7 @@ def _same_sign_noise(seeds, t, R, d, sigma_cor, sigma_ind, generator, dtype, dev
 
 
 def test_c03_sign_bug_is_violated():
-    r = K.measure_c03(Context(fidelity="quick", replicates=2000), noise_fn=_same_sign_noise)
+    r = K.c03_marginals(Context(fidelity="quick", replicates=2000), noise_fn=_same_sign_noise)
     assert r.verdict == Verdict.VIOLATED
 
 
@@ -124,7 +124,7 @@ def test_c04_covariance_ignoring_colluders_is_violated():
     def wrong(n, f, q, c2, i2):  # pretends the colluders revealed nothing
         return K.eq8_covariance(n, f, 0, c2, i2)
 
-    r = K.measure_c04(Context(fidelity="quick", replicates=2000), predicted_fn=wrong)
+    r = K.c04_server_view(Context(fidelity="quick", replicates=2000), predicted_fn=wrong)
     assert r.verdict == Verdict.VIOLATED
 
 
@@ -132,7 +132,7 @@ def test_c05_closed_form_missing_its_bracket_is_violated():
     def wrong(n, f, q, c2, i2, C):  # eq. (2) without the factor [1 + s_cor^2 / b]
         return 2 * C**2 / ((n - q) * c2 + i2)
 
-    assert K.measure_c05(QUICK, closed_form_fn=wrong).verdict == Verdict.VIOLATED
+    assert K.c05_closed_vs_matrix(QUICK, closed_form_fn=wrong).verdict == Verdict.VIOLATED
 
 
 def test_c05_matrix_with_the_eq7_typo_is_violated():
@@ -144,14 +144,14 @@ def test_c05_matrix_with_the_eq7_typo_is_violated():
         Sigma = c2 * (m * np.eye(m) - np.ones((m, m))) + b * np.eye(m)
         return 2 * C**2 * float(np.linalg.inv(Sigma)[0, 0])
 
-    assert K.measure_c05(QUICK, matrix_form_fn=typo).verdict == Verdict.VIOLATED
+    assert K.c05_closed_vs_matrix(QUICK, matrix_form_fn=typo).verdict == Verdict.VIOLATED
 
 
 def test_c06_wrong_accountant_constant_is_violated():
     def half(n, f, q, c2, i2, C):  # C^2 instead of 2 C^2: claims half the privacy loss
         return 0.5 * P.secldp_rdp_step(n, f, q, c2, i2, C)
 
-    r = K.measure_c06(Context(fidelity="quick", replicates=6), rdp_step_fn=half)
+    r = K.c06_monte_carlo_renyi(Context(fidelity="quick", replicates=10), rdp_step_fn=half)
     assert r.verdict == Verdict.VIOLATED
 
 
@@ -159,7 +159,7 @@ def test_c06_overcautious_accountant_is_violated_too():
     def double(n, f, q, c2, i2, C):  # an identity check: being loose is also a wrong constant
         return 2.0 * P.secldp_rdp_step(n, f, q, c2, i2, C)
 
-    r = K.measure_c06(Context(fidelity="quick", replicates=6), rdp_step_fn=double)
+    r = K.c06_monte_carlo_renyi(Context(fidelity="quick", replicates=10), rdp_step_fn=double)
     assert r.verdict == Verdict.VIOLATED
 
 
@@ -167,35 +167,35 @@ def test_c07_theorem_constant_8_instead_of_16_is_violated():
     def wrong(eps, T, delta, C):
         return 8.0 * C**2 * T * math.log(1 / delta) / eps**2
 
-    assert K.measure_c07(QUICK, required_fn=wrong).verdict == Verdict.VIOLATED
+    assert K.c07_theorem_condition(QUICK, required_fn=wrong).verdict == Verdict.VIOLATED
 
 
 def test_c08_effective_noise_without_colluder_cancellation_is_violated():
     def wrong(n, f, q, c2, i2):
         return P.lemma_a4_ab(n, f, q, c2, i2)[0]
 
-    assert K.measure_c08(Context(fidelity="quick", replicates=500), sigma_eff2_fn=wrong).verdict == Verdict.VIOLATED
+    assert K.c08_special_cases(Context(fidelity="quick", replicates=500), sigma_eff2_fn=wrong).verdict == Verdict.VIOLATED
 
 
 def test_c09_wrong_minimum_noise_is_violated():
     def wrong(n, f, eps, T, delta, C):  # Corollary-4.1-like R/(n-f) instead of 2R/(n-f+1)
         return P.theorem41_required_sigma_eff2(eps, T, delta, C) / (n - f)
 
-    assert K.measure_c09(QUICK, closed_form_fn=wrong).verdict == Verdict.VIOLATED
+    assert K.c09_noise_saving(QUICK, closed_form_fn=wrong).verdict == Verdict.VIOLATED
 
 
 def test_c10_composition_in_sqrt_T_is_violated():
     def sqrt_T(curve, T, delta):
         return K.composed_mironov_epsilon(curve, max(1, int(round(math.sqrt(T)))), delta)
 
-    assert K.measure_c10(QUICK, eps_fn=sqrt_T).verdict == Verdict.VIOLATED
+    assert K.c10_composition(QUICK, eps_fn=sqrt_T).verdict == Verdict.VIOLATED
 
 
 def test_helpers_of_the_verdict_rules():
     assert K.family_z(1) == pytest.approx(3.0, abs=1e-3)
     assert K.family_z(10) > K.family_z(1) and K.family_z(10, df=9) > K.family_z(10)
-    assert K.deterministic_upper_verdict([1.0, 2.0], [1.0, 2.0])[0] == Verdict.HOLDS
-    assert K.deterministic_upper_verdict([1.0, 2.1], [1.0, 2.0])[0] == Verdict.VIOLATED
+    assert K.deterministic_verdict([1.0, 2.0], [1.0, 2.0])[0] == Verdict.HOLDS
+    assert K.deterministic_verdict([1.0, 2.1], [1.0, 2.0])[0] == Verdict.VIOLATED
     assert K.mc_identity_verdict(1.0, 0.1, 1.25, 3.0)[0] == Verdict.HOLDS
     assert K.mc_identity_verdict(1.0, 0.01, 1.25, 3.0)[0] == Verdict.VIOLATED
 

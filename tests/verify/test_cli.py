@@ -118,11 +118,11 @@ def test_changed_check_code_is_not_reused(capsys, tmp_path, monkeypatch):
 
 
 def test_internal_config_error_is_a_toolkit_failure(capsys, tmp_path, planted_checks):
-    from verify.engine import ConfigError
+    from analytic.errors import InputError
 
     @check("zz0000.c04", "planted internal error", "bound", "holds")
     def internal(ctx):
-        raise ConfigError("X: internal shape mismatch")
+        raise InputError("X", "internal shape mismatch")
 
     try:
         code, out, err = run(capsys, "run", "zz0000.c04", "zz0000.c01", "--results", str(tmp_path / "r"), "--quiet",

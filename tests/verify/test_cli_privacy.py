@@ -1,7 +1,6 @@
-"""`fedverify privacy` (verify/cli_privacy.py), driven through its own argparse parser."""
+"""`fedverify privacy` (verify/cli_privacy.py), driven through the real command line."""
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -11,7 +10,7 @@ import sys
 import pytest
 
 from analytic import privacy as P
-from verify import cli_privacy
+from verify import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ACCEPTANCE = ["--mechanism", "secldp", "--n", "10", "--f", "3", "--q", "1", "--sigma-cor", "0.70710678",
@@ -19,14 +18,10 @@ ACCEPTANCE = ["--mechanism", "secldp", "--n", "10", "--f", "3", "--q", "1", "--s
 
 
 def _run(argv, capsys):
-    """Parse with a fresh parent parser (as verify/cli.py will) and run; returns (code, stdout, stderr)."""
-    parser = argparse.ArgumentParser(prog="fedverify")
-    sub = parser.add_subparsers(dest="command", required=True)
-    cli_privacy.add_parser(sub)
+    """Through the real command line; returns (code, stdout, stderr)."""
     try:
-        args = parser.parse_args(["privacy", *argv])
-        code = args.func(args)
-    except SystemExit as exc:
+        code = cli.main(["privacy", *argv])
+    except SystemExit as exc:  # argparse usage errors
         code = exc.code
     out = capsys.readouterr()
     return code, out.out, out.err
@@ -135,11 +130,10 @@ def test_bad_input_one_line_exit_2(capsys, argv, param):
     assert len(lines) == 1 and lines[0].startswith("fedverify privacy: error: ") and param in lines[0]
 
 
-def test_unknown_option_through_the_module_entry_point(capsys):
-    with pytest.raises(SystemExit) as info:
-        cli_privacy.main(["--n", "10", "--sigma-ind", "1", "--bogus", "3"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert info.value.code == 2 and len(err) == 1 and "unrecognized arguments: --bogus" in err[0]
+def test_unknown_option_is_one_line(capsys):
+    code, _, err = _run(["--n", "10", "--sigma-ind", "1", "--bogus", "3"], capsys)
+    err = err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "unrecognized arguments: --bogus" in err[0]
 
 
 def test_option_without_value_is_one_line(capsys):
@@ -152,10 +146,10 @@ def test_unwritable_json_is_exit_2(capsys, tmp_path):
     assert code == 2 and err.startswith("fedverify privacy: error: --json")
 
 
-def test_module_entry_point():
-    res = subprocess.run([sys.executable, "-m", "verify.cli_privacy", *ACCEPTANCE], cwd=ROOT, capture_output=True,
+def test_installed_fedverify_command():
+    res = subprocess.run([sys.executable, "-m", "verify.cli", "privacy", *ACCEPTANCE], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
     assert res.returncode == 0 and "112.97" in res.stdout
-    bad = subprocess.run([sys.executable, "-m", "verify.cli_privacy", "--n", "10", "--f", "5", "--sigma-ind", "1"],
+    bad = subprocess.run([sys.executable, "-m", "verify.cli", "privacy", "--n", "10", "--f", "5", "--sigma-ind", "1"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.strip() == "fedverify privacy: error: --f: must satisfy f < n/2 (got f=5, n=10)"

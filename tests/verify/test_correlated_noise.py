@@ -24,7 +24,7 @@ from verify.correlated_noise import (
     server_view,
     worker_correlated_noise,
 )
-from verify.engine import ConfigError
+from analytic.errors import InputError
 
 
 class OrderedKDF(SharedSeeds):
@@ -40,9 +40,9 @@ def test_secrets_are_symmetric_and_distinct():
     seeds = {s.pair_seed(i, j) for i, j in s.pairs()}
     assert len(seeds) == 15
     assert SharedSeeds(12, 6).pair_seed(1, 4) != s.pair_seed(1, 4)
-    with pytest.raises(ConfigError, match="itself"):
+    with pytest.raises(InputError, match="itself"):
         s.pair_seed(2, 2)
-    with pytest.raises(ConfigError, match="worker"):
+    with pytest.raises(InputError, match="worker"):
         s.pair_seed(0, 6)
 
 
@@ -133,13 +133,13 @@ def test_server_view_matches_eq8_covariance():
 
 def test_colluders_must_be_malicious():
     s = SharedSeeds(1, 5)
-    with pytest.raises(ConfigError, match="--q"):
+    with pytest.raises(InputError, match="q"):
         server_view(torch.zeros(1, 5, 1, dtype=torch.float64), s, 0, [0, 1, 2], [2, 3], 1.0)
     assert colluder_known_terms(s, 0, [0], [], 2, 3, 1.0).abs().max() == 0
 
 
 def test_negative_noise_is_refused():
-    with pytest.raises(ConfigError, match="--sigma-ind"):
+    with pytest.raises(InputError, match="sigma_ind"):
         protocol_noise(SharedSeeds(1, 3), 0, 2, 2, 1.0, -1.0, torch.Generator())
 
 
@@ -156,5 +156,5 @@ def test_llr_and_renyi_estimator_on_a_known_gaussian():
     for alpha in (1.5, 2.0):
         D, se = renyi_divergence_mc(llr, alpha), renyi_divergence_mc_se(llr, alpha)
         assert abs(D - alpha * eta / 2) < 5 * se and se < 0.02 * alpha * eta / 2
-    with pytest.raises(ConfigError, match="alpha"):
+    with pytest.raises(InputError, match="alpha"):
         renyi_divergence_mc(llr, 1.0)

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 import torch
 
-from verify.engine import ConfigError, Context, Trajectory, log_checkpoints, resolve_device
+from analytic.errors import InputError
+from verify.engine import Context, log_checkpoints, resolve_device
 
 
 def test_same_seed_same_numbers_and_streams_independent():
@@ -25,28 +26,25 @@ def test_no_global_seeding():
 
 
 def test_context_validation_names_the_parameter():
-    for kwargs, name in [({"replicates": 0}, "--replicates"), ({"seed": -1}, "--seed"),
-                         ({"fidelity": "medium"}, "--fidelity"), ({"device": "tpu"}, "--device")]:
-        with pytest.raises(ConfigError, match=name):
+    for kwargs, name in [({"replicates": 0}, "replicates"), ({"seed": -1}, "seed"),
+                         ({"fidelity": "medium"}, "fidelity"), ({"device": "tpu"}, "device")]:
+        with pytest.raises(InputError) as info:
             Context(**kwargs)
+        assert info.value.param == name
 
 
-def test_defaults_float64_cpu_and_reps():
+def test_defaults_float64_auto_device_and_reps():
     c = Context()
-    assert c.dtype == torch.float64 and c.torch_device.type == "cpu"
+    assert c.device == "auto" and c.dtype == torch.float64
+    assert c.torch_device.type == ("cuda" if torch.cuda.is_available() else "cpu")
     assert c.reps(10, 50) == 10 and Context(fidelity="full").reps(10, 50) == 50
     assert Context(replicates=17).reps(10, 50) == 17
     assert resolve_device("auto").type in ("cpu", "cuda")
 
 
-def test_log_checkpoints_and_trajectory():
+def test_log_checkpoints():
     cp = log_checkpoints(1000, 10)
     assert cp[0] == 1 and cp[-1] == 1000 and np.all(np.diff(cp) > 0)
-    with pytest.raises(ConfigError):
+    assert log_checkpoints(5, 10, include_zero=True).tolist() == [0, 1, 2, 3, 4, 5]
+    with pytest.raises(InputError):
         log_checkpoints(0)
-    tr = Trajectory(cp)
-    for t in range(1, 1001):
-        if tr.due(t):
-            tr.record(t, err=torch.tensor([1.0 / t, 2.0 / t]))
-    arr = tr.as_arrays()["err"]
-    assert arr.shape == (len(cp), 2) and arr[-1, 0] == pytest.approx(1e-3)

@@ -9,16 +9,25 @@ from verify.fit import (
     bound_verdict,
     combine,
     counterexample_verdict,
-    geometric_rate,
+    deterministic_verdict,
+    geometric_rate_verdict,
     identity_verdict,
     interval_verdict,
+    mc_bound_verdict,
+    power_law,
     proportion_ci,
+    proportion_verdict,
     rate_verdict,
     slope_fit,
 )
 from verify.result import Assumption, Verdict
 
 X = np.array([4.0, 16.0, 64.0, 256.0])
+
+
+def rate(Y, exponent, kind="upper", **kw):
+    """The rate verdict for a claim stated as a power law n^exponent of the given kind."""
+    return rate_verdict(X, Y, power_law("n", exponent, kind), param="n", tol=0.1, **kw)
 
 
 def power_law_samples(seed, exponent=-1.0, R=200, noise="exponential"):
@@ -29,40 +38,49 @@ def power_law_samples(seed, exponent=-1.0, R=200, noise="exponential"):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_correct_rate_holds_over_seeds(seed):
-    v, fit = rate_verdict(X, power_law_samples(seed), -1.0, 0.1, tight=True, rng=seed)
+    v, fit = rate(power_law_samples(seed), -1.0, "tight", rng=seed)
     assert v == Verdict.HOLDS, fit
 
 
 @pytest.mark.parametrize("seed", range(10))
 def test_planted_wrong_exponent_is_violated(seed):
     Y = power_law_samples(seed, exponent=-0.5)
-    v, fit = rate_verdict(X, Y, -1.0, 0.1, rng=seed)  # claims O(n^-1); data fall as n^-1/2
+    v, fit = rate(Y, -1.0, rng=seed)  # claims O(n^-1); data fall as n^-1/2
     assert v == Verdict.VIOLATED, fit
 
 
 def test_tight_claim_fails_when_decay_is_faster():
     Y = power_law_samples(0, exponent=-2.0)
-    assert rate_verdict(X, Y, -1.0, 0.1)[0] == Verdict.HOLDS  # an upper bound allows faster decay
-    assert rate_verdict(X, Y, -1.0, 0.1, tight=True)[0] == Verdict.VIOLATED
+    assert rate(Y, -1.0)[0] == Verdict.HOLDS  # an upper bound allows faster decay
+    assert rate(Y, -1.0, "tight")[0] == Verdict.VIOLATED
+    assert rate(Y, -1.0, "exact")[0] == Verdict.VIOLATED
 
 
 def test_lower_rate_side():
     Y = power_law_samples(1, exponent=-1.0)
-    assert rate_verdict(X, Y, -1.0, 0.1, side="lower")[0] == Verdict.HOLDS
-    assert rate_verdict(X, Y, -0.5, 0.1, side="lower")[0] == Verdict.VIOLATED
+    assert rate(Y, -1.0, "lower")[0] == Verdict.HOLDS
+    assert rate(Y, -0.5, "lower")[0] == Verdict.VIOLATED
 
 
-def test_ratio_trend_catches_bound_with_wrong_shape():
-    # data ~ 1/n + 0.05 (a floor): a bound g = 1/n has the right slope on average but observed/g rises
+def test_a_sum_bound_is_judged_by_its_slope_on_the_grid():
+    """data ~ 1/n + 0.05 (a floor): the Bound 1/n + 0.05 fits them, the Bound 1/n does not."""
+    import sympy as sp
+
+    from analytic.bounds import Bound
+
+    n = sp.Symbol("n", positive=True)
     rng = np.random.default_rng(3)
     Y = (1 / X + 0.05) * rng.lognormal(0, 0.1, size=(200, X.size))
-    v, fit = rate_verdict(X, Y, -1.0, 0.1, bound_curve=1 / X)
-    assert v == Verdict.VIOLATED and fit["ratio_trend"]["slope"] > 0.1
+    v, fit = rate_verdict(X, Y, Bound("with floor", 1 / n + sp.Rational(1, 20), "tight"), param="n", tol=0.1, rng=0)
+    assert v == Verdict.HOLDS and -1 < fit["predicted_exponent"] < -0.2
+    assert fit["bound_local_slope_range"][0] < fit["bound_local_slope_range"][1]
+    v, fit = rate_verdict(X, Y, Bound("no floor", 1 / n, "upper"), param="n", tol=0.1, rng=0)
+    assert v == Verdict.VIOLATED and fit["predicted_exponent"] == -1.0
 
 
 def test_wide_interval_straddling_the_threshold_is_inconclusive_not_holds():
     Y = np.stack([X**-1.3, X**-0.7] * 3)  # replicates disagree: the slope CI straddles -0.9
-    v, fit = rate_verdict(X, Y, -1.0, 0.1, tight=True, rng=0)
+    v, fit = rate(Y, -1.0, "tight", rng=0)
     assert fit["slope_ci"][0] < -0.9 < fit["slope_ci"][1]
     assert v == Verdict.INCONCLUSIVE, fit
 
@@ -132,7 +150,7 @@ def test_bootstrap_ci_covers_mean_one_replicate_is_uninformative_unless_determin
 
 def test_one_random_replicate_never_decides():
     Y = (X**-1.11)[None]  # one run that happens to look too steep
-    assert rate_verdict(X, Y, -1.0, 0.1, tight=True)[0] == Verdict.INCONCLUSIVE
+    assert rate(Y, -1.0, "tight")[0] == Verdict.INCONCLUSIVE
     assert bound_verdict(Y, 0.1 / X)[0] == Verdict.INCONCLUSIVE
     assert slope_fit(X, Y, deterministic=True).lo == pytest.approx(-1.11)
 
@@ -165,21 +183,49 @@ def test_slope_fit_exact_and_geometric_rate():
     f = slope_fit(X, (3 * X**-1.5)[None])
     assert f.slope == pytest.approx(-1.5) and f.intercept == pytest.approx(np.log10(3))
     steps = np.arange(10)
-    g = geometric_rate(steps, (0.7**steps)[None])
-    assert g["rate"] == pytest.approx(0.7)
+    v, g = geometric_rate_verdict(steps, (0.7**steps)[None], 0.75, deterministic=True)
+    assert g["rate"] == pytest.approx(0.7) and v == Verdict.HOLDS
+    assert geometric_rate_verdict(steps, (0.7**steps)[None], 0.65, deterministic=True)[0] == Verdict.VIOLATED
+    assert geometric_rate_verdict(steps, (0.7**steps)[None], 0.65, side="lower", deterministic=True)[0] == Verdict.HOLDS
+    assert geometric_rate_verdict(steps, (0.7**steps)[None], 0.75)[0] == Verdict.INCONCLUSIVE  # one random run
     with pytest.raises(ValueError):
         slope_fit(X, -np.ones((2, 4)))
 
 
 def test_monte_carlo_and_exact_variants():
-    from verify.fit import deterministic_upper_verdict, exact_zero_verdict, family_z, mc_identity_verdict
+    from verify.fit import exact_zero_verdict, family_z, mc_identity_verdict
 
     assert family_z(1) == pytest.approx(3.0, abs=1e-3) and family_z(10) > family_z(1)
     assert family_z(1, df=19) > family_z(1)  # Student's t for few batches is wider
     assert mc_identity_verdict([1.02], [0.01], [1.0], z=3.0)[0] == Verdict.HOLDS
     assert mc_identity_verdict([1.05], [0.01], [1.0], z=3.0)[0] == Verdict.VIOLATED
-    assert deterministic_upper_verdict([1.0, 2.0], [1.0, 2.5])[0] == Verdict.HOLDS
-    assert deterministic_upper_verdict([1.0, 2.6], [1.0, 2.5])[0] == Verdict.VIOLATED
+    assert deterministic_verdict([1.0, 2.0], [1.0, 2.5])[0] == Verdict.HOLDS
+    assert deterministic_verdict([1.0, 2.6], [1.0, 2.5])[0] == Verdict.VIOLATED
+    assert deterministic_verdict([1.0, 2.6], [1.0, 2.5], side="lower")[0] == Verdict.HOLDS
+    assert deterministic_verdict([0.9, 2.6], [1.0, 2.5], side="lower")[0] == Verdict.VIOLATED
+    assert deterministic_verdict([1.0 - 1e-13], [1.0], side="lower", rtol=1e-12)[0] == Verdict.HOLDS
+    assert mc_bound_verdict([1.0], [0.01], 1.1, z=3.0)[0] == Verdict.HOLDS
+    assert mc_bound_verdict([1.0], [0.01], 0.9, z=3.0)[0] == Verdict.VIOLATED
+    assert mc_bound_verdict([1.0], [0.1], 1.1, z=3.0)[0] == Verdict.INCONCLUSIVE
+    assert mc_bound_verdict([1.0], [0.01], 0.9, z=3.0, side="lower")[0] == Verdict.HOLDS
+    assert proportion_verdict(30, 32, 0.5)[0] == Verdict.HOLDS and proportion_verdict(2, 32, 0.5)[0] == Verdict.VIOLATED
+    assert proportion_verdict(1, 2, 0.5)[0] == Verdict.INCONCLUSIVE
     assert exact_zero_verdict(0.0)[0] == Verdict.HOLDS and exact_zero_verdict(1e-9)[0] == Verdict.VIOLATED
     v, d = identity_verdict([0.0, 1e-3], [0.0, 0.0], rtol=1e-3)  # expected 0: no overflow warning
     assert v == Verdict.VIOLATED and d["max_rel_error"] == float("inf")
+
+
+def test_bound_verdict_reads_the_kind_of_a_bound():
+    import sympy as sp
+
+    from analytic.bounds import Bound
+
+    n = sp.Symbol("n", positive=True)
+    rng = np.random.default_rng(5)
+    Y = (2 / X) * rng.lognormal(0, 0.05, size=(100, X.size))
+    assert bound_verdict(Y, Bound("upper 3/n", 3 / n, "upper"), values={"n": X}, rng=0)[0] == Verdict.HOLDS
+    assert bound_verdict(Y, Bound("upper 1/n", 1 / n, "upper"), values={"n": X}, rng=0)[0] == Verdict.VIOLATED
+    assert bound_verdict(Y, Bound("lower 1/n", 1 / n, "lower"), values={"n": X}, rng=0)[0] == Verdict.HOLDS
+    assert bound_verdict(Y, Bound("lower 3/n", 3 / n, "lower"), values={"n": X}, rng=0)[0] == Verdict.VIOLATED
+    with pytest.raises(ValueError, match="side"):
+        bound_verdict(Y, Bound("upper 3/n", 3 / n, "upper"), side="lower", values={"n": X})

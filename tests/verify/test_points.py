@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from verify.engine import ConfigError
+from analytic.errors import InputError
 from verify.problems.points import clustered_points
 
 
@@ -20,7 +20,7 @@ def test_start_rules():
     near = d.initial_error(d.own_point_init("within_sigma"))
     assert first.mean().item() == pytest.approx(1.0, rel=0.1)  # E c_1^2 = sigma^2
     assert near.max().item() <= 1.0 and torch.all(near <= first)
-    with pytest.raises(ConfigError, match="rule"):
+    with pytest.raises(InputError, match="rule"):
         d.own_point_init("random")
-    with pytest.raises(ConfigError, match="d"):
+    with pytest.raises(InputError, match="d"):
         clustered_points(1, 4, 2, 3, 1.0, 8.0, g)

@@ -49,5 +49,5 @@ def test_load_all_sorted_by_claim_number(tmp_path):
     st = ResultStore(tmp_path)
     for cid in ("werner2023.c10", "werner2023.x01", "werner2023.c09", "allouah2025.c01"):
         st.save(make_result(cid))
-    assert [r.id for r in st.load_all()] == ["allouah2025.c01", "werner2023.c09", "werner2023.c10", "werner2023.x01"]
-    assert [r.id for r in st.load_all(paper="allouah2025")] == ["allouah2025.c01"]
+    assert [r.id for r in st.load_all()[0]] == ["allouah2025.c01", "werner2023.c09", "werner2023.c10", "werner2023.x01"]
+    assert [r.id for r in st.load_all(paper="allouah2025")[0]] == ["allouah2025.c01"]

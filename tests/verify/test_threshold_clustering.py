@@ -14,7 +14,7 @@ from verify.algorithms.threshold_clustering import (
     threshold_clustering,
     threshold_clustering_loop,
 )
-from verify.engine import ConfigError
+from analytic.errors import InputError
 
 
 def test_matches_reference_loop():
@@ -94,7 +94,7 @@ def test_radius_modes():
     assert Radius.quantile(0.4).value(d).item() == 2.0
     for bad in (lambda: Radius.fixed(-1.0), lambda: Radius.quantile(1.5), lambda: Radius(mode="weird"),
                 lambda: Radius.theory(0.25, -1.0, 4.0)):
-        with pytest.raises(ConfigError):
+        with pytest.raises(InputError):
             bad()
 
 
@@ -120,5 +120,5 @@ def test_assign_nearest_and_shape_errors():
     Z = torch.tensor([[[0.0], [1.0], [9.0]]], dtype=torch.float64)
     V = torch.tensor([[[0.0], [10.0]]], dtype=torch.float64)
     assert assign_nearest(Z, V).tolist() == [[0, 0, 1]]
-    with pytest.raises(ConfigError):
+    with pytest.raises(InputError):
         threshold_clustering(Z[0], V, Radius.fixed(1.0), 1)

@@ -8,8 +8,8 @@ from verify.registry import get
 from verify.result import Verdict
 
 
-def run(cid, **kw):
-    return get(cid).run(Context(fidelity="quick", **kw))
+def run(cid, seed=0, replicates=None, **planted):
+    return get(cid)(Context(fidelity="quick", seed=seed, replicates=replicates), **planted)
 
 
 def test_c09_slope_in_acceptance_window_and_reproducible():
@@ -22,48 +22,52 @@ def test_c09_slope_in_acceptance_window_and_reproducible():
     assert c.fit["slope"] != a.fit["slope"] and c.verdict == Verdict.HOLDS
 
 
-def test_c09_planted_wrong_oracle_is_violated(monkeypatch):
-    monkeypatch.setattr(W, "ORACLE", Bound("planted", W.sigma**2 / (2 * W.n), "tight"))
-    assert run("werner2023.c09").verdict == Verdict.VIOLATED
+def test_c09_planted_wrong_oracle_is_violated():
+    r = run("werner2023.c09", theory=Bound("planted sigma^2/(2n)", W.sigma**2 / (2 * W.n), "tight"))
+    assert r.verdict == Verdict.VIOLATED and "planted" in r.env["overrides"]["theory"]
 
 
-def test_c10_planted_smaller_bound_is_violated(monkeypatch):
-    monkeypatch.setattr(W, "THM_3_1", W.THM_3_1.scaled(0.1))
-    assert run("werner2023.c10").verdict == Verdict.VIOLATED
+def test_c09_planted_wrong_exponent_is_violated():
+    assert run("werner2023.c09", theory=Bound("planted sigma^2/n^2", W.sigma**2 / W.n**2, "tight")).verdict == Verdict.VIOLATED
 
 
-def test_c13_planted_smaller_byzantine_bound_is_violated(monkeypatch):
-    monkeypatch.setattr(W, "BYZANTINE_TERM", W.BYZANTINE_TERM.scaled(0.01))
-    r = run("werner2023.c13")
+def test_c10_planted_smaller_bound_is_violated():
+    assert run("werner2023.c10", theory=W.THM_3_1.scaled(0.1)).verdict == Verdict.VIOLATED
+
+
+def test_c13_planted_smaller_byzantine_bound_is_violated():
+    r = run("werner2023.c13", theory=W.BYZANTINE_TERM.scaled(0.01))
     assert r.verdict == Verdict.VIOLATED and "NOT below" in r.explanation
 
 
-def test_c13_our_own_derivation_does_not_decide_the_verdict(monkeypatch):
-    monkeypatch.setattr(W, "edge_attack_excess", lambda b, n, tau: 0.5 * (b / n) ** 2 * tau**2)
-    r = run("werner2023.c13")
+def test_c13_our_own_derivation_does_not_decide_the_verdict():
+    r = run("werner2023.c13", fixed_point=lambda b, n, tau: 0.5 * (b / n) ** 2 * tau**2)
     assert r.verdict == Verdict.HOLDS and r.fit["prediction_max_rel_error"] > 0.9
 
 
-def test_c15_correct_constant_would_not_be_an_erratum(monkeypatch):
-    monkeypatch.setattr(W, "PAPER_CLAIMED", W.CORRECTED)
-    assert run("werner2023.c15").verdict == Verdict.HOLDS
+def test_c15_correct_constant_would_not_be_an_erratum():
+    assert run("werner2023.c15", claimed=W.CORRECTED).verdict == Verdict.HOLDS
 
 
-def test_c15_wrong_construction_is_inconclusive(monkeypatch):
+def test_c15_wrong_construction_is_inconclusive():
     real = W.construction
-    monkeypatch.setattr(W, "construction", lambda s, D: {**real(s, D), "closed_form": 2 * real(s, D)["closed_form"]})
-    assert run("werner2023.c15").verdict == Verdict.INCONCLUSIVE
+    r = run("werner2023.c15", construction=lambda s, D: {**real(s, D), "closed_form": 2 * real(s, D)["closed_form"]})
+    assert r.verdict == Verdict.INCONCLUSIVE
 
 
-def test_c16_planted_higher_floor_is_violated(monkeypatch):
+def test_c16_planted_higher_floor_is_violated():
     real = W.construction
-    monkeypatch.setattr(W, "construction", lambda s, D: {**real(s, D), "error": 10 * real(s, D)["error"]})
-    assert run("werner2023.c16").verdict == Verdict.VIOLATED
+    assert run("werner2023.c16", construction=lambda s, D: {**real(s, D), "error": 10 * real(s, D)["error"]}).verdict \
+        == Verdict.VIOLATED
 
 
-def test_assumption_failure_makes_c09_inconclusive(monkeypatch):
-    monkeypatch.setattr(W, "tc_steps_required", lambda *a: 1e9)
-    assert run("werner2023.c09").verdict == Verdict.INCONCLUSIVE
+def test_assumption_failure_makes_c09_inconclusive():
+    """Too few Threshold-Clustering steps for eq. (13): the run says nothing about the claim."""
+    assert run("werner2023.c09", steps=1).verdict == Verdict.INCONCLUSIVE
+
+
+def test_c12_planted_faster_contraction_is_violated():
+    assert run("werner2023.c12", contraction_bound=0.3, tol=0.0).verdict == Verdict.VIOLATED
 
 
 TC_CHECKS = [f"werner2023.c{i:02d}" for i in range(9, 17)]
@@ -73,7 +77,7 @@ TC_CHECKS = [f"werner2023.c{i:02d}" for i in range(9, 17)]
 def test_correct_theory_holds_over_ten_root_seeds(check_id):
     """The verdicts are stable: ten other root seeds reach the same (expected) verdict."""
     spec = get(check_id)
-    verdicts = {s: spec.run(Context(fidelity="quick", seed=s)).verdict for s in range(1, 11)}
+    verdicts = {s: spec(Context(fidelity="quick", seed=s)).verdict for s in range(1, 11)}
     assert all(v == spec.expected for v in verdicts.values()), verdicts
 
 

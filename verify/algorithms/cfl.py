@@ -28,8 +28,8 @@ from functools import lru_cache
 
 import torch
 
-from verify.engine import ConfigError
-from verify.problems.toys import ClientProblem, per_replicate
+from analytic.errors import InputError
+from verify.problems.base import ClientProblem, per_replicate
 
 OPTIMAL_MAX_CLIENTS = 12
 BIPARTITIONS = ("optimal", "agglomerative")
@@ -54,7 +54,7 @@ def optimal_bipartition(S: torch.Tensor, members: torch.Tensor) -> torch.Tensor:
     """
     Bsz, N, _ = S.shape
     if N > OPTIMAL_MAX_CLIENTS:
-        raise ConfigError(f"N: the optimal CFL bipartition enumerates at most {OPTIMAL_MAX_CLIENTS} clients, got {N}")
+        raise InputError("N", f"the optimal CFL bipartition enumerates at most {OPTIMAL_MAX_CLIENTS} clients, got {N}")
     masks = torch.tensor(_subset_masks(N), device=S.device)  # [P, N]
     A = masks[None] & members[:, None]  # [B, P, N]
     Bp = ~masks[None] & members[:, None]
@@ -117,7 +117,7 @@ def bipartition(S: torch.Tensor, members: torch.Tensor, rule) -> torch.Tensor:
         return optimal_bipartition(S, members)
     if rule == "agglomerative":
         return agglomerative_bipartition(S, members)
-    raise ConfigError(f"bipartition: expected one of {BIPARTITIONS}, got {rule!r}")
+    raise InputError("bipartition", f"expected one of {BIPARTITIONS}, got {rule!r}")
 
 
 @dataclass
@@ -157,16 +157,16 @@ def clustered_fl(
     (Defaults eps1 = 0.4, eps2 = 1.6 are the reference notebook's values.)
     """
     if not callable(rule) and rule not in BIPARTITIONS:
-        raise ConfigError(f"bipartition: expected one of {BIPARTITIONS} or a callable, got {rule!r}")
+        raise InputError("bipartition", f"expected one of {BIPARTITIONS} or a callable, got {rule!r}")
     if x0.dim() != 2:
-        raise ConfigError(f"x0: expected a common model per replicate [R, d], got {tuple(x0.shape)}")
+        raise InputError("x0", f"expected a common model per replicate [R, d], got {tuple(x0.shape)}")
     if T < 1:
-        raise ConfigError(f"T: must be >= 1, got {T}")
+        raise InputError("T", f"must be >= 1, got {T}")
     R, d = x0.shape
     N = problem.n_clients
     cap = N if max_clusters is None else max_clusters
     if cap < 1:
-        raise ConfigError(f"max_clusters: must be >= 1, got {max_clusters}")
+        raise InputError("max_clusters", f"must be >= 1, got {max_clusters}")
     dev = x0.device
     theta = x0[:, None, :].expand(R, N, d).clone()  # one slot per possible cluster
     labels = torch.zeros(R, N, dtype=torch.long, device=dev)

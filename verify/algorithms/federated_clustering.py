@@ -26,8 +26,8 @@ from verify.algorithms.threshold_clustering import (
     threshold_clustering,
     threshold_step,
 )
-from verify.engine import ConfigError
-from verify.problems.toys import ClientProblem, all_pairs, per_replicate
+from analytic.errors import InputError
+from verify.problems.base import ClientProblem, all_pairs, per_replicate
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def make_radius(radius, R: int, N: int):
         return radius
     if isinstance(radius, torch.Tensor) and radius.dim() > 0:
         if radius.shape[0] != R or bool(torch.any(radius < 0)):
-            raise ConfigError(f"tau: expected {R} non-negative per-replicate radii, got {tuple(radius.shape)}")
+            raise InputError("tau", f"expected {R} non-negative per-replicate radii, got {tuple(radius.shape)}")
         return ReplicateRadius(radius, N)
     return Radius.fixed(float(radius))
 
@@ -72,10 +72,10 @@ def fc_clustering_step(G: torch.Tensor, radius, steps: int) -> FCStep:
     :func:`make_radius`. Returns the centers and the last step's balls.
     """
     if steps < 1:
-        raise ConfigError(f"steps: Threshold-Clustering needs M >= 1 steps, got {steps}")
+        raise InputError("steps", f"Threshold-Clustering needs M >= 1 steps, got {steps}")
     R, N, N2, d = G.shape
     if N != N2:
-        raise ConfigError(f"G: expected all-pairs gradients [R, N, N, d], got {tuple(G.shape)}")
+        raise InputError("G", f"expected all-pairs gradients [R, N, N, d], got {tuple(G.shape)}")
     rad = make_radius(radius, R, N)
     Z = G.reshape(R * N, N, d)
     V0 = torch.diagonal(G, dim1=1, dim2=2).permute(0, 2, 1).reshape(R * N, 1, d)  # g_i(x_i)
@@ -117,9 +117,9 @@ def federated_clustering(
     ``steps``: M; ``batch_size``: |B| (int or ``[R]``), used when the problem is stochastic.
     """
     if x0.dim() != 3 or x0.shape[1] != problem.n_clients:
-        raise ConfigError(f"x0: expected [R, {problem.n_clients}, d], got {tuple(x0.shape)}")
+        raise InputError("x0", f"expected [R, {problem.n_clients}, d], got {tuple(x0.shape)}")
     if T < 1:
-        raise ConfigError(f"T: must be >= 1, got {T}")
+        raise InputError("T", f"must be >= 1, got {T}")
     step = per_replicate(eta, x0)
     x = x0.clone()
     xs, vs, balls, fs, own, pairs = [x.clone()], [], [], [], [], []

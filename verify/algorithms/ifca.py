@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import torch
 
-from verify.engine import ConfigError
-from verify.problems.toys import ClientProblem, at_cluster_models, per_replicate
+from analytic.errors import InputError
+from verify.problems.base import ClientProblem, at_cluster_models, per_replicate
 
 OPTIONS = ("I", "II", "hypcluster")
 
@@ -70,13 +70,13 @@ def ifca(
     ``theta0 [R, K, d]``; ``gamma`` a float or ``[R]`` tensor; ``local_steps`` is tau_loc.
     """
     if option not in OPTIONS:
-        raise ConfigError(f"option: expected one of {OPTIONS}, got {option!r}")
+        raise InputError("option", f"expected one of {OPTIONS}, got {option!r}")
     if normalize not in ("members", "all"):
-        raise ConfigError(f"normalize: expected members or all, got {normalize!r}")
+        raise InputError("normalize", f"expected members or all, got {normalize!r}")
     if theta0.dim() != 3:
-        raise ConfigError(f"theta0: expected [R, K, d], got {tuple(theta0.shape)}")
+        raise InputError("theta0", f"expected [R, K, d], got {tuple(theta0.shape)}")
     if T < 1 or local_steps < 1:
-        raise ConfigError(f"T, local_steps: must be >= 1, got T={T}, local_steps={local_steps}")
+        raise InputError("T, local_steps", f"must be >= 1, got T={T}, local_steps={local_steps}")
     R, K, d = theta0.shape
     N = problem.n_clients
     step = per_replicate(gamma, theta0)

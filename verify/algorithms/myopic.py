@@ -19,8 +19,8 @@ from functools import lru_cache
 import torch
 
 from verify.algorithms.threshold_clustering import distances
-from verify.engine import ConfigError
-from verify.problems.toys import ClientProblem, per_replicate
+from analytic.errors import InputError
+from verify.problems.base import ClientProblem, per_replicate
 
 EXACT_MAX_POINTS = 10
 
@@ -47,7 +47,7 @@ def _set_partitions(n: int, k: int) -> tuple[tuple[int, ...], ...]:
 def set_partitions(n: int, k: int, device=None) -> torch.Tensor:
     """All partitions of n points into exactly k non-empty blocks, as labels ``[P, n]``."""
     if not 1 <= k <= n:
-        raise ConfigError(f"K: need 1 <= K <= N, got K={k}, N={n}")
+        raise InputError("K", f"need 1 <= K <= N, got K={k}, N={n}")
     return torch.tensor(_set_partitions(n, k), dtype=torch.long, device=device)
 
 
@@ -79,7 +79,7 @@ def exact_kmeans(Z: torch.Tensor, K: int) -> tuple[torch.Tensor, torch.Tensor]:
     """
     R, N, _ = Z.shape
     if N > EXACT_MAX_POINTS:
-        raise ConfigError(f"N: exact K-means enumerates partitions of at most {EXACT_MAX_POINTS} points, got {N}")
+        raise InputError("N", f"exact K-means enumerates partitions of at most {EXACT_MAX_POINTS} points, got {N}")
     parts = set_partitions(N, K, Z.device)  # [P, N]
     onehot = torch.nn.functional.one_hot(parts, K).to(Z.dtype)  # [P, N, K]
     counts = onehot.sum(1)  # [P, K]
@@ -95,9 +95,9 @@ def lloyd_kmeans(Z: torch.Tensor, K: int, generator: torch.Generator | None, ite
     """Lloyd's algorithm from a k-means++ seed, for every replicate at once (canonical labels)."""
     R, N, _ = Z.shape
     if not 1 <= K <= N:
-        raise ConfigError(f"K: need 1 <= K <= N, got K={K}, N={N}")
+        raise InputError("K", f"need 1 <= K <= N, got K={K}, N={N}")
     if generator is None:
-        raise ConfigError("generator: k-means++ seeding needs an explicit torch.Generator (no global RNG)")
+        raise InputError("generator", "k-means++ seeding needs an explicit torch.Generator (no global RNG)")
     rows = torch.arange(R, device=Z.device)
     first = torch.randint(N, (R,), generator=generator, device=Z.device)
     C = [Z[rows, first]]
@@ -150,16 +150,16 @@ def myopic_clustering(
     (exact when N <= 10 and d == 1 as in spec section 2.2, else Lloyd).
     """
     if x0.dim() != 3:
-        raise ConfigError(f"x0: expected [R, N, d], got {tuple(x0.shape)}")
+        raise InputError("x0", f"expected [R, N, d], got {tuple(x0.shape)}")
     if T < 1:
-        raise ConfigError(f"T: must be >= 1, got {T}")
+        raise InputError("T", f"must be >= 1, got {T}")
     R, N, d = x0.shape
     if clustering == "auto":
         clustering = "exact" if (N <= EXACT_MAX_POINTS and d == 1) else "lloyd"
     if clustering not in ("exact", "lloyd"):
-        raise ConfigError(f"clustering: expected exact, lloyd or auto, got {clustering!r}")
+        raise InputError("clustering", f"expected exact, lloyd or auto, got {clustering!r}")
     if (clustering == "lloyd" or problem.stochastic) and generator is None:
-        raise ConfigError("generator: k-means++ seeding and stochastic gradients need an explicit torch.Generator")
+        raise InputError("generator", "k-means++ seeding and stochastic gradients need an explicit torch.Generator")
     step = per_replicate(eta, x0)
     x = x0.clone()
     xs, gs, ls, cs, fs = [x.clone()], [], [], [], [problem.loss(x)]

@@ -27,7 +27,7 @@ from typing import Callable, Literal
 
 import torch
 
-from verify.engine import ConfigError
+from analytic.errors import InputError
 
 RadiusMode = Literal["fixed", "theory", "quantile"]
 Attack = Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]
@@ -47,16 +47,16 @@ class Radius:
 
     def __post_init__(self) -> None:
         if self.mode not in ("fixed", "theory", "quantile"):
-            raise ConfigError(f"radius mode: expected fixed, theory or quantile, got {self.mode!r}")
+            raise InputError("radius mode", f"expected fixed, theory or quantile, got {self.mode!r}")
         if self.mode == "fixed" and (self.tau is None or self.tau < 0):
-            raise ConfigError(f"tau: fixed radius needs tau >= 0, got {self.tau!r}")
+            raise InputError("tau", f"fixed radius needs tau >= 0, got {self.tau!r}")
         if self.mode == "theory":
             for name in ("delta", "sigma", "Delta"):
                 v = getattr(self, name)
                 if v is None or v < 0:
-                    raise ConfigError(f"{name}: theory radius needs {name} >= 0, got {v!r}")
+                    raise InputError(name, f"theory radius needs {name} >= 0, got {v!r}")
         if self.mode == "quantile" and not (0.0 < self.q < 1.0):
-            raise ConfigError(f"q: quantile radius needs 0 < q < 1, got {self.q!r}")
+            raise InputError("q", f"quantile radius needs 0 < q < 1, got {self.q!r}")
 
     @staticmethod
     def fixed(tau: float) -> "Radius":
@@ -100,9 +100,9 @@ def threshold_clustering(
     (step 0 is the initialisation).
     """
     if Z.dim() != 3 or V0.dim() != 3 or Z.shape[0] != V0.shape[0] or Z.shape[2] != V0.shape[2]:
-        raise ConfigError(f"shapes: expected Z [R,N,d] and V0 [R,K,d], got {tuple(Z.shape)} and {tuple(V0.shape)}")
+        raise InputError("shapes", f"expected Z [R,N,d] and V0 [R,K,d], got {tuple(Z.shape)} and {tuple(V0.shape)}")
     if steps < 0:
-        raise ConfigError(f"steps: must be >= 0, got {steps}")
+        raise InputError("steps", f"must be >= 0, got {steps}")
     V = V0.clone()
     hist = [V.clone()] if record else None
     for step in range(1, steps + 1):
@@ -161,7 +161,7 @@ def edge_of_ball_attack(direction: torch.Tensor, count: int, shrink: float = 1e-
     ``direction`` is a unit vector ``[R, d]`` (one per replicate) or ``[d]``.
     """
     if count < 0:
-        raise ConfigError(f"byzantine count: must be >= 0, got {count}")
+        raise InputError("byzantine count", f"must be >= 0, got {count}")
 
     def attack(V: torch.Tensor, tau: torch.Tensor, step: int) -> torch.Tensor:
         u = direction.to(V)

@@ -9,10 +9,9 @@ Conventions: honest workers are 0..n-f-1, malicious ones n-f..n-1, and the collu
 first q malicious workers. Malicious workers add no noise of their own to anything the checks
 measure (their shared terms with honest workers stay in the honest messages).
 
-Each check's measurement lives in a ``measure_cXX(ctx, **planted)`` function whose keyword
-arguments default to the real implementation; the tests replace one of them with a deliberately
-wrong version (a wrong accountant constant, a sign bug, an asymmetric key derivation) and require
-``violated``. The registered check calls it with the defaults.
+Each check's keyword arguments default to the real implementation (the accountant, the noise
+generator, the paper's formula); the tests pass a deliberately wrong version (a wrong accountant
+constant, a sign bug, an asymmetric key derivation) and require ``violated``.
 """
 from __future__ import annotations
 
@@ -40,17 +39,19 @@ from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
     combine,
-    deterministic_upper_verdict,
+    deterministic_verdict,
     exact_zero_verdict,
     family_z,
     identity_verdict,
-    interval_verdict,
+    mc_bound_verdict,
     mc_identity_verdict,
+    power_law,
     rate_verdict,
 )
-from verify.registry import check, result_for
+from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
 
+register_paper(A.PAPER)
 
 
 # -- small helpers ---------------------------------------------------------------------------------
@@ -94,7 +95,8 @@ def _worker_sets(n: int, f: int, q: int) -> tuple[list[int], list[int], list[int
 C1_TITLE = "Pairwise shared-seed noise cancels exactly when all n workers add their terms"
 
 
-def measure_c01(ctx: Context, *, seeds_factory: Callable[[int, int], SharedSeeds] = SharedSeeds) -> Result:
+@check("allouah2025.c01", C1_TITLE, "identity", "holds")
+def c01_exact_cancellation(ctx: Context, *, seeds_factory: Callable[[int, int], SharedSeeds] = SharedSeeds) -> Result:
     """Spec C1: n in {2,5,17}, d in {1,1000}, T = 3. Each worker regenerates its own terms from its own
     secrets; ||sum_i sum_{j!=i} v^(ij)||_inf <= 1e-10 sigma_cor n, v^(ij) = -v^(ji) bit for bit, and both
     endpoints draw the identical z^(ij) (also when the steps are visited in reverse order)."""
@@ -132,7 +134,7 @@ def measure_c01(ctx: Context, *, seeds_factory: Callable[[int, int], SharedSeeds
     series = [figspec.line(f"d = {d}", ns, [float(r[2]) for r in rows if r[1] == d], "observed") for d in (1, 1000)]
     series.append(figspec.line(f"tolerance {tol:g}", ns, tol, "bound"))
     return result_for(
-        "allouah2025.c01",
+        ctx,
         Claim("Summed over all n workers, the pairwise terms cancel exactly: sum_i sum_{j != i} v_t^(ij) = 0, since "
               "v_t^(ij) = -v_t^(ji) and both endpoints regenerate z_t^(ij) from their shared seed.",
               r"\sum_{i\in[n]}\sum_{j\ne i} v_t^{(ij)} = 0,\quad v_t^{(ij)}=-v_t^{(ji)}",
@@ -155,10 +157,6 @@ def measure_c01(ctx: Context, *, seeds_factory: Callable[[int, int], SharedSeeds
     )
 
 
-@check("allouah2025.c01", C1_TITLE, "identity", "holds")
-def c01_exact_cancellation(ctx: Context) -> Result:
-    return measure_c01(ctx)
-
 
 # =====================================================================================================
 # C2: the honest-only residual
@@ -174,7 +172,8 @@ def _honest_mean_sq(ctx: Context, n: int, f: int, d: int, s_cor2: float, s_ind2:
     return (honest_mean**2).sum(-1).to(torch.float64).cpu().numpy()
 
 
-def measure_c02(ctx: Context, *, predicted_fn: Callable[..., float] | None = None) -> Result:
+@check("allouah2025.c02", C2_TITLE, "identity", "holds")
+def c02_honest_residual(ctx: Context, *, predicted_fn: Callable[..., float] | None = None) -> Result:
     """Spec C2: n = 20, d = 50, sigma_cor^2 = 1, sigma_ind^2 = 0.5, f in {0, 2, 4, 6, 8} (spec point f = 4,
     N >= 1e4, theory 14.0625): the mean of ||(1/|H|) sum_H xi||^2 within 3 SE (family-wise) of the formula."""
     predicted_fn = predicted_fn or (lambda **kw: A.HONEST_RESIDUAL(**kw))
@@ -196,7 +195,7 @@ def measure_c02(ctx: Context, *, predicted_fn: Callable[..., float] | None = Non
                f"matching d(f s_cor^2 + s_ind^2)/(n-f) = {predicted[k4]:.4f}, not the {if_cancelled[k4]:.4f} that full "
                f"cancellation would leave; the pairs with the f malicious workers (variance f(n-f) s_cor^2) remain.")
     return result_for(
-        "allouah2025.c02", _claim(A.HONEST_RESIDUAL,
+        ctx, _claim(A.HONEST_RESIDUAL,
         r"\mathbb{E}\left\|\frac{1}{|\mathcal{H}|}\sum_{i\in\mathcal{H}}\xi^{(i)}\right\|^2=\frac{d(f\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2)}{n-f}"),
         verdict,
         observed={"f": fs, "mean": mean, "se": se, "samples_per_f": [int(samples[int(f)].size) for f in fs],
@@ -220,10 +219,6 @@ def measure_c02(ctx: Context, *, predicted_fn: Callable[..., float] | None = Non
     )
 
 
-@check("allouah2025.c02", C2_TITLE, "identity", "holds")
-def c02_honest_residual(ctx: Context) -> Result:
-    return measure_c02(ctx)
-
 
 # =====================================================================================================
 # C3: per-worker marginals
@@ -231,7 +226,8 @@ def c02_honest_residual(ctx: Context) -> Result:
 C3_TITLE = "Per-worker noise: Var = (n-1) s_cor^2 + s_ind^2, Cov between workers = -s_cor^2"
 
 
-def measure_c03(ctx: Context, *, noise_fn: Callable = protocol_noise) -> Result:
+@check("allouah2025.c03", C3_TITLE, "identity", "holds")
+def c03_marginals(ctx: Context, *, noise_fn: Callable = protocol_noise) -> Result:
     """Spec C3: n = 6, sigma_cor^2 = 0.7, sigma_ind^2 = 0.3, d = 20 (coordinates pooled): every entry of the
     empirical covariance of (xi^(1)..xi^(n)) within 3 SE (family-wise over the n(n+1)/2 entries)."""
     n, d, s_cor2, s_ind2 = 6, 20, 0.7, 0.3
@@ -251,7 +247,7 @@ def measure_c03(ctx: Context, *, noise_fn: Callable = protocol_noise) -> Result:
     off = ~np.eye(n, dtype=bool)
     pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n)])
     return result_for(
-        "allouah2025.c03",
+        ctx,
         Claim(f"{A.MARGINAL_VAR.statement} {A.MARGINAL_COV.statement}",
               r"\mathrm{Var}(\xi^{(i)})=(n-1)\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2,\ \ "
               r"\mathrm{Cov}(\xi^{(i)},\xi^{(k)})=-\sigma_{\mathrm{cor}}^2",
@@ -281,10 +277,6 @@ def measure_c03(ctx: Context, *, noise_fn: Callable = protocol_noise) -> Result:
     )
 
 
-@check("allouah2025.c03", C3_TITLE, "identity", "holds")
-def c03_marginals(ctx: Context) -> Result:
-    return measure_c03(ctx)
-
 
 # =====================================================================================================
 # C4: server-view covariance after the colluders' terms are removed
@@ -307,7 +299,8 @@ def eq8_covariance(n: int, f: int, q: int, s_cor2: float, s_ind2: float) -> np.n
     return a * np.eye(n - f) - s_cor2 * np.ones((n - f, n - f))
 
 
-def measure_c04(ctx: Context, *, predicted_fn: Callable[..., np.ndarray] = eq8_covariance) -> Result:
+@check("allouah2025.c04", C4_TITLE, "identity", "holds")
+def c04_server_view(ctx: Context, *, predicted_fn: Callable[..., np.ndarray] = eq8_covariance) -> Result:
     """Spec C4: (n,f,q) in {(8,3,0),(8,3,2),(8,3,3),(30,5,5)} (plus (8,3,1) for the figure), sigma_cor^2 = 0.7,
     sigma_ind^2 = 0.3: every entry of the view covariance within max(4, family-wise 3-sigma) SE of eq. (8)."""
     s_cor2, s_ind2 = 0.7, 0.3
@@ -338,7 +331,7 @@ def measure_c04(ctx: Context, *, predicted_fn: Callable[..., np.ndarray] = eq8_c
     stats8 = np.array([diag_off((8, 3, q)) for q in q_fig])
     band = f"+-{z:.2f} SE of the entry average"
     return result_for(
-        "allouah2025.c04",
+        ctx,
         Claim(A.SERVER_VIEW_TEXT, A.SERVER_VIEW_LATEX, A.SERVER_VIEW_SOURCE + "; spec check C4", A.SERVER_VIEW_TYPST),
         verdict,
         observed={"configs": [list(k) for k in configs],
@@ -364,10 +357,6 @@ def measure_c04(ctx: Context, *, predicted_fn: Callable[..., np.ndarray] = eq8_c
     )
 
 
-@check("allouah2025.c04", C4_TITLE, "identity", "holds")
-def c04_server_view(ctx: Context) -> Result:
-    return measure_c04(ctx)
-
 
 # =====================================================================================================
 # C5: closed form = matrix form; the spec's regression vectors
@@ -392,7 +381,8 @@ def _random_settings(rng: np.random.Generator, count: int) -> list[tuple]:
     return out
 
 
-def measure_c05(ctx: Context, *, closed_form_fn: Callable[..., float] = P.secldp_rdp_step,
+@check("allouah2025.c05", C5_TITLE, "identity", "holds")
+def c05_closed_vs_matrix(ctx: Context, *, closed_form_fn: Callable[..., float] = P.secldp_rdp_step,
                 matrix_form_fn: Callable[..., float] = P.secldp_rdp_step_matrix) -> Result:
     """Spec C5: over a random grid, eq. (2) equals the matrix form to 1e-10 relative; the paper's formula
     (sympy Bound) equals the accountant's; the spec 3.6 vectors reproduce to their printed precision."""
@@ -427,7 +417,7 @@ def measure_c05(ctx: Context, *, closed_form_fn: Callable[..., float] = P.secldp
     by_n = sorted({int(x) for x in ns})
     worst_by_n = [float(rel[ns == k].max()) for k in by_n]
     return result_for(
-        "allouah2025.c05", _claim(A.LEMMA_A4, A.LEMMA_A4_LATEX), verdict,
+        ctx, _claim(A.LEMMA_A4, A.LEMMA_A4_LATEX), verdict,
         observed={"settings": len(settings), "max_rel_error_matrix": float(rel.max()),
                   "max_rel_error_paper_formula": i_paper["max_rel_error"],
                   "regression_vectors": {"observed": vec_obs, "spec": vec_exp, "tolerance": vec_tol}},
@@ -447,10 +437,6 @@ def measure_c05(ctx: Context, *, closed_form_fn: Callable[..., float] = P.secldp
              figspec.line("tolerance 1e-10", by_n, 1e-10, "bound")], "linear", "log")),
     )
 
-
-@check("allouah2025.c05", C5_TITLE, "identity", "holds")
-def c05_closed_vs_matrix(ctx: Context) -> Result:
-    return measure_c05(ctx)
 
 
 # =====================================================================================================
@@ -493,7 +479,8 @@ def _privacy_loss_batch(ctx: Context, b: int, n: int, f: int, q: int, s_cor2: fl
                            [float(llr_a.mean()), float(llr_b.mean()), float(llr_a.var()), float(llr_b.var())]])
 
 
-def measure_c06(ctx: Context, *, rdp_step_fn: Callable[..., float] = P.secldp_rdp_step) -> Result:
+@check("allouah2025.c06", C6_TITLE, "privacy", "holds")
+def c06_monte_carlo_renyi(ctx: Context, *, rdp_step_fn: Callable[..., float] = P.secldp_rdp_step) -> Result:
     """Spec C6 at n = 8, f = 3, q = 2, sigma_cor^2 = sigma_ind^2 = 2, C = 1, d = 1; worker 0 holds +C (P_A) or
     -C (P_B), the others 0. The log-likelihood ratio uses the *empirical* covariance of the simulated view
     (an independent draw), so nothing of the accountant enters the measurement. B independent batches
@@ -517,8 +504,7 @@ def measure_c06(ctx: Context, *, rdp_step_fn: Callable[..., float] = P.secldp_rd
     names = ["mean_under_A", "mean_under_B", "var_under_A", "var_under_B"]
     pl_pred = np.array([eta / 2, -eta / 2, eta, eta])
     v_b, i_b = mc_identity_verdict(mean[2 * k:], se[2 * k:], pl_pred, z)
-    v_c = combine(interval_verdict(D0[j] - z * D0_se[j], D0[j] + z * D0_se[j], a * e_step, "upper")
-                  for j, a in enumerate(alphas))
+    v_c, _ = mc_bound_verdict(D0, D0_se, alphas * e_step, z, side="upper")
     verdict = combine([v_a, v_b, v_c])
     assumptions = [Assumption("alpha <= 2 (the Monte Carlo estimator is reliable only there, spec 3.7)",
                               bool(alphas.max() <= 2.0), float(alphas.max()), "exact")]
@@ -528,7 +514,7 @@ def measure_c06(ctx: Context, *, rdp_step_fn: Callable[..., float] = P.secldp_rd
     e_q0 = P.secldp_rdp_step(n, f, 0, s_cor2, s_ind2, C)
     band = f"+-{z:.2f} SE over {B} batches of {N_b} samples"
     return result_for(
-        "allouah2025.c06",
+        ctx,
         _claim(A.RENYI_GAUSSIAN, r"D_\alpha(P_A\|P_B)=\frac{\alpha}{2}(2C)^2 e_i^\top\Sigma^{-1}e_i"
                                  r"=\alpha\,\varepsilon_{\mathrm{step}}"), verdict,
         observed={"alpha": alphas, "D_alpha": D, "D_alpha_se": D_se, "D_alpha_q0": D0, "D_alpha_q0_se": D0_se,
@@ -558,10 +544,6 @@ def measure_c06(ctx: Context, *, rdp_step_fn: Callable[..., float] = P.secldp_rd
         arrays={"batch_statistics": Y},
     )
 
-
-@check("allouah2025.c06", C6_TITLE, "privacy", "holds")
-def c06_monte_carlo_renyi(ctx: Context) -> Result:
-    return measure_c06(ctx)
 
 
 # =====================================================================================================
@@ -626,7 +608,8 @@ def _corollary_panel(rows: list[dict]) -> dict:
         "linear", "linear")
 
 
-def measure_c07(ctx: Context, *, required_fn: Callable[..., float] = P.theorem41_required_sigma_eff2) -> Result:
+@check("allouah2025.c07", C7_TITLE, "privacy", "holds")
+def c07_theorem_condition(ctx: Context, *, required_fn: Callable[..., float] = P.theorem41_required_sigma_eff2) -> Result:
     """Spec C7: 1000 random (n, f, q, noise shape, T, delta, eps < log(1/delta)) placed on the boundary
     sigma_eff^2 = R; the accountant's Mironov-optimal eps* must be <= eps and <= eps^2/(8L) + eps/sqrt(2)."""
     rng = ctx.numpy_rng("c07/instances")
@@ -649,10 +632,10 @@ def measure_c07(ctx: Context, *, required_fn: Callable[..., float] = P.theorem41
         x_ratio.append(s["epsilon"] / -math.log(s["delta"]))
     eps_star, eps_target, proof_bound = map(np.array, (eps_star, eps_target, proof_bound))
     grid_eps, grid_edge, x_ratio = np.array(grid_eps), np.array(grid_edge), np.array(x_ratio)
-    v_eps, i_eps = deterministic_upper_verdict(eps_star, eps_target, rtol=1e-12)
-    v_proof, i_proof = deterministic_upper_verdict(eps_star, proof_bound, rtol=1e-12)
+    v_eps, i_eps = deterministic_verdict(eps_star, eps_target, rtol=1e-12)
+    v_proof, i_proof = deterministic_verdict(eps_star, proof_bound, rtol=1e-12)
     inside = ~grid_edge
-    v_grid, i_grid = deterministic_upper_verdict(grid_eps[inside], eps_star[inside], rtol=1e-12)
+    v_grid, i_grid = deterministic_verdict(grid_eps[inside], eps_star[inside], rtol=1e-12)
     verdict = combine([v_eps, v_proof, v_grid])
     assumptions = [Assumption("every sampled eps lies in (0, log(1/delta))", bool(np.all(x_ratio < 1)), float(x_ratio.max()),
                               "exact", "largest eps/log(1/delta) sampled"),
@@ -665,7 +648,7 @@ def measure_c07(ctx: Context, *, required_fn: Callable[..., float] = P.theorem41
     pick = order[np.linspace(0, count - 1, min(count, 120)).astype(int)]
     xs = np.linspace(0.02, 0.999, 60)
     return result_for(
-        "allouah2025.c07", Claim(A.THM_4_1.statement, A.THM_4_1_LATEX, A.THM_4_1.source,
+        ctx, Claim(A.THM_4_1.statement, A.THM_4_1_LATEX, A.THM_4_1.source,
                                                       A.THM_4_1.typst),
         verdict,
         observed={"instances": count, "max_eps_star_over_eps": float(ratio.max()),
@@ -693,10 +676,6 @@ def measure_c07(ctx: Context, *, required_fn: Callable[..., float] = P.theorem41
         finding=finding,
     )
 
-
-@check("allouah2025.c07", C7_TITLE, "privacy", "holds")
-def c07_theorem_condition(ctx: Context) -> Result:
-    return measure_c07(ctx)
 
 
 # =====================================================================================================
@@ -727,7 +706,8 @@ def _empirical_sigma_eff2(ctx: Context, n: int, f: int, q: int, c2: float, i2: f
     return float(1.0 / np.mean(np.diag(np.linalg.inv(S))))
 
 
-def measure_c08(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.secldp_sigma_eff2) -> Result:
+@check("allouah2025.c08", C8_TITLE, "privacy", "holds")
+def c08_special_cases(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.secldp_sigma_eff2) -> Result:
     """Spec C8 (and spec 3.2's table), n = 10, f = 3: (i) q = f, sigma_ind = 0 => sigma_eff^2 = 0, eps = inf, and in
     simulation the server recovers the honest sum exactly; (ii) LDP => sigma_eff^2 = sigma_ind^2; (iii) q < f,
     sigma_ind = 0 => sigma_eff^2 = (n-q) s_cor^2 (f-q)/(f-q+1), finite eps, and the honest sum keeps variance
@@ -816,7 +796,7 @@ def measure_c08(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.secldp_
     series.append(figspec.line("LDP: s_ind^2 = 1", sc2, P.ldp_sigma_eff2(1.0), "reference"))
     series.append(figspec.line("CDP (q = f): (n-f) s_ind^2", sc2, P.cdp_sigma_eff2(n, f, f, 1.0, 1.0), "reference"))
     return result_for(
-        "allouah2025.c08", _claim(A.SIGMA_EFF2, r"\sigma_{\mathrm{eff}}^2=\frac{ab}{b+\sigma_{\mathrm{cor}}^2}",
+        ctx, _claim(A.SIGMA_EFF2, r"\sigma_{\mathrm{eff}}^2=\frac{ab}{b+\sigma_{\mathrm{cor}}^2}",
                                                        source=A.SIGMA_EFF2.source + "; section 4.1 text; spec check C8"),
         verdict,
         observed={"checks": checks, "replicates": R, "d": d, "all_messages_sum_error_q1": exposed_all},
@@ -838,10 +818,6 @@ def measure_c08(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.secldp_
     )
 
 
-@check("allouah2025.c08", C8_TITLE, "privacy", "holds")
-def c08_special_cases(ctx: Context) -> Result:
-    return measure_c08(ctx)
-
 
 # =====================================================================================================
 # C9: n-fold noise saving
@@ -849,7 +825,8 @@ def c08_special_cases(ctx: Context) -> Result:
 C9_TITLE = "n-fold saving: least equal noise under q = f is 2R/(n-f+1) vs R for LDP, ratio (n-f+1)/2"
 
 
-def measure_c09(ctx: Context, *, closed_form_fn: Callable[..., float] | None = None) -> Result:
+@check("allouah2025.c09", C9_TITLE, "privacy", "holds")
+def c09_noise_saving(ctx: Context, *, closed_form_fn: Callable[..., float] | None = None) -> Result:
     """Spec C9 at eps = 1, delta = 1e-5, T = 100, C = 1, f = n/10, n in {10, ..., 1000}: the least equal noise
     found numerically (root of sigma_eff^2(s^2, s^2) = R) equals 2R/(n-f+1) to 1e-9; the ratio to LDP's R is
     (n-f+1)/2 with log-log slope 1 in n; the accountant's grid calibration gives the same ratio."""
@@ -867,19 +844,19 @@ def measure_c09(ctx: Context, *, closed_form_fn: Callable[..., float] | None = N
     v_min, i_min = identity_verdict(numeric, closed, rtol=1e-9)
     v_ldp, i_ldp = identity_verdict(ldp_numeric, R, rtol=1e-9)
     v_ratio, i_ratio = identity_verdict(saving_obs, saving_pred, rtol=1e-9)
-    v_rate, i_rate = rate_verdict(ns, saving_obs[None, :], predicted_exponent=1.0, tol=0.05, tight=True,
-                                  deterministic=True)  # exact numbers from the accountant
+    v_rate, i_rate = rate_verdict(ns, saving_obs[None, :], power_law("n", 1.0, "tight", "Theta(n) saving"), param="n",
+                                  tol=0.05, deterministic=True)  # exact numbers from the accountant
     grid_sec = np.array([P.calibrate("secldp", int(n), int(f), int(f), eps, T, delta, C).sigma_ind2 for n, f in zip(ns, fs)])
     grid_ldp = P.calibrate("ldp", 10, 1, 1, eps, T, delta, C).sigma_ind2
     v_grid, i_grid = identity_verdict(grid_ldp / grid_sec, saving_pred, rtol=1e-9)
     achieved = np.array([P.account("secldp", int(n), int(f), int(f), s, s, C, T, delta).mironov.epsilon
                          for n, f, s in zip(ns, fs, numeric)])
-    v_ach, i_ach = deterministic_upper_verdict(achieved, eps, rtol=1e-9)
+    v_ach, i_ach = deterministic_verdict(achieved, eps, rtol=1e-9)
     verdict = combine([v_min, v_ldp, v_ratio, v_rate, v_grid, v_ach])
     cor = np.array([P.corollary41_noise(int(n), int(f), eps, T, delta, C) for n, f in zip(ns, fs)])
     exact_min_spec = float(A.COROLLARY_EXACT_MINIMUM[0])
     return result_for(
-        "allouah2025.c09", _claim(A.MIN_EQUAL_NOISE_QF, r"s^2_{\min}=\frac{2R}{n-f+1},\ "
+        ctx, _claim(A.MIN_EQUAL_NOISE_QF, r"s^2_{\min}=\frac{2R}{n-f+1},\ "
                                                        r"R=\frac{16C^2T\log(1/\delta)}{\varepsilon^2}"),
         verdict,
         observed={"n": ns, "f": fs, "numeric_min_equal_noise": numeric, "ldp_noise": ldp_numeric,
@@ -900,10 +877,6 @@ def measure_c09(ctx: Context, *, closed_form_fn: Callable[..., float] | None = N
              figspec.line("Corollary 4.1's noise: R/sigma^2_Cor", ns, R / cor, "reference")])),
     )
 
-
-@check("allouah2025.c09", C9_TITLE, "privacy", "holds")
-def c09_noise_saving(ctx: Context) -> Result:
-    return measure_c09(ctx)
 
 
 # =====================================================================================================
@@ -929,7 +902,8 @@ def composed_mironov_epsilon(rdp_step_curve: Callable[[np.ndarray], np.ndarray],
     return float(res.fun), float(res.x)
 
 
-def measure_c10(ctx: Context, *, eps_fn: Callable[..., tuple[float, float]] = composed_mironov_epsilon) -> Result:
+@check("allouah2025.c10", C10_TITLE, "privacy", "holds")
+def c10_composition(ctx: Context, *, eps_fn: Callable[..., tuple[float, float]] = composed_mironov_epsilon) -> Result:
     """Spec C10 at n = 100, f = q = 10, sigma_cor^2 = sigma_ind^2 = 4, C = 1, delta = 1e-5, T = 1..1000: the
     accountant's eps(T) (T curves added, Lemma A.3 minimised) equals T e + 2 sqrt(T e L) to 1e-8, the doubling
     ratios eps(2T)/eps(T) match the closed form and lie in [sqrt 2, 2], and the Opacus-grid eps is <= the
@@ -954,7 +928,7 @@ def measure_c10(ctx: Context, *, eps_fn: Callable[..., tuple[float, float]] = co
         parts.append(v)
         v, info[f"{m}_accountant_closed_form"] = identity_verdict(mironov[m], closed[m], rtol=1e-12)
         parts.append(v)
-        v, info[f"{m}_balle_le_mironov_same_grid"] = deterministic_upper_verdict(grid[m], mironov_grid[m], rtol=1e-12)
+        v, info[f"{m}_balle_le_mironov_same_grid"] = deterministic_verdict(grid[m], mironov_grid[m], rtol=1e-12)
         parts.append(v)
     coarse = {m: (grid[m] > mironov[m]) & ~edge[m] for m in mechs}
     n_coarse = int(sum(c.sum() for c in coarse.values()))
@@ -963,12 +937,12 @@ def measure_c10(ctx: Context, *, eps_fn: Callable[..., tuple[float, float]] = co
     doubling_pred = np.asarray(A.COMPOSITION(T=2 * Ts, e=e["secldp"], delta=delta), dtype=float) / closed["secldp"]
     v, info["doubling"] = identity_verdict(doubling_obs, doubling_pred, rtol=1e-8)
     parts.append(v)
-    v, info["doubling_range"] = deterministic_upper_verdict(np.concatenate([doubling_obs, -doubling_obs]),
+    v, info["doubling_range"] = deterministic_verdict(np.concatenate([doubling_obs, -doubling_obs]),
                                                             np.concatenate([np.full(Ts.size, 2.0),
                                                                             np.full(Ts.size, -math.sqrt(2))]),
                                                             rtol=1e-12)
     parts.append(v)
-    v, info["order_cdp_secldp_ldp"] = deterministic_upper_verdict(
+    v, info["order_cdp_secldp_ldp"] = deterministic_verdict(
         np.concatenate([mironov["cdp"], mironov["secldp"]]), np.concatenate([mironov["secldp"], mironov["ldp"]]))
     parts.append(v)
     verdict = combine(parts)
@@ -978,7 +952,7 @@ def measure_c10(ctx: Context, *, eps_fn: Callable[..., tuple[float, float]] = co
         series.append(figspec.line(f"{names[m]}, Opacus grid", Ts.tolist(), grid[m].tolist(), "observed"))
         series.append(figspec.line(f"{names[m]}, Mironov at alpha*", Ts, closed[m], "bound"))
     return result_for(
-        "allouah2025.c10", _claim(A.COMPOSITION, A.EPS_STAR_LATEX), verdict,
+        ctx, _claim(A.COMPOSITION, A.EPS_STAR_LATEX), verdict,
         observed={"T": Ts, "eps_composed": observed, "eps_opacus_grid": grid, "eps_mironov_same_grid": mironov_grid,
                   "grid_optimum_on_edge": edge,
                   "opacus_grid_above_mironov_optimum": {"count": n_coarse, "worst_ratio": worst_coarse,
@@ -1004,7 +978,3 @@ def measure_c10(ctx: Context, *, eps_fn: Callable[..., tuple[float, float]] = co
                            figspec.line("2: linear regime", Ts, 2.0, "reference")], "log", "linear")),
     )
 
-
-@check("allouah2025.c10", C10_TITLE, "privacy", "holds")
-def c10_composition(ctx: Context) -> Result:
-    return measure_c10(ctx)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import torch
 
-from verify.engine import ConfigError
-from verify.problems.toys import ClientProblem
+from analytic.errors import InputError
+from verify.problems.base import ClientProblem
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class ClusteredRegression(ClientProblem):
         """``[R, ..., N, d] -> [R, M, N, d]`` (M = product of the middle axes)."""
         self._check(X)
         if X.shape[0] != self.replicates:
-            raise ConfigError(f"X: expected {self.replicates} replicates on axis 0, got {X.shape[0]}")
+            raise InputError("X", f"expected {self.replicates} replicates on axis 0, got {X.shape[0]}")
         return X.reshape(X.shape[0], -1, self.n_clients, self.dim)
 
     def _hx(self, Xf: torch.Tensor) -> torch.Tensor:
@@ -97,11 +97,11 @@ def planted_clustered_regression(
     """
     for name, v in (("R", R), ("n_per_cluster", n_per_cluster), ("K", K), ("d", d), ("m", m)):
         if int(v) < 1:
-            raise ConfigError(f"{name}: must be >= 1, got {v}")
+            raise InputError(name, f"must be >= 1, got {v}")
     if K > d:
-        raise ConfigError(f"K: planted orthonormal optima need K <= d, got K={K}, d={d}")
+        raise InputError("K", f"planted orthonormal optima need K <= d, got K={K}, d={d}")
     if separation < 0 or noise < 0:
-        raise ConfigError(f"separation, noise: must be >= 0, got {separation}, {noise}")
+        raise InputError("separation, noise", f"must be >= 0, got {separation}, {noise}")
     N = K * n_per_cluster
     labels = torch.arange(K, device=device).repeat_interleave(n_per_cluster)
     Q, _ = torch.linalg.qr(torch.randn(R, d, K, generator=generator, dtype=dtype, device=device))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from verify.engine import ConfigError
+from analytic.errors import InputError
 
 
 @dataclass
@@ -42,7 +42,7 @@ class ClusteredPoints:
         if rule == "first":
             return self.Z[:, :: self.n, :].clone()
         if rule != "within_sigma":
-            raise ConfigError(f"rule: expected first or within_sigma, got {rule!r}")
+            raise InputError("rule", f"expected first or within_sigma, got {rule!r}")
         R, K, n, d = self.Z.shape[0], self.K, self.n, self.Z.shape[-1]
         pts = self.Z.reshape(R, K, n, d)
         dist = torch.linalg.vector_norm(pts - self.means[None, :, None, :], dim=-1)  # [R, K, n]
@@ -58,7 +58,7 @@ class ClusteredPoints:
 def planted_means(K: int, d: int, Delta: float, dtype=torch.float64, device="cpu") -> torch.Tensor:
     """K means at pairwise distance exactly Delta (scaled standard basis vectors)."""
     if d < K:
-        raise ConfigError(f"d: need d >= K for exactly separated means, got d={d}, K={K}")
+        raise InputError("d", f"need d >= K for exactly separated means, got d={d}, K={K}")
     return torch.eye(K, d, dtype=dtype, device=device) * (Delta / math.sqrt(2.0))
 
 
@@ -68,9 +68,9 @@ def clustered_points(
     """Gaussian clusters with total variance sigma^2 and separation Delta, batched over R replicates."""
     for name, v in (("R", R), ("K", K), ("n", n), ("d", d)):
         if v < 1:
-            raise ConfigError(f"{name}: must be >= 1, got {v}")
+            raise InputError(name, f"must be >= 1, got {v}")
     if sigma < 0 or Delta < 0:
-        raise ConfigError(f"sigma, Delta: must be >= 0, got sigma={sigma}, Delta={Delta}")
+        raise InputError("sigma, Delta", f"must be >= 0, got sigma={sigma}, Delta={Delta}")
     device = gen.device
     means = planted_means(K, d, Delta, dtype, device)
     labels = torch.arange(K, device=device).repeat_interleave(n)

@@ -1,92 +1,19 @@
 """The toy problems of werner2023 (section 2.1, Figure 1): Examples 1, 2 and 3, exact and batched.
 
-Batching convention for every client problem in this package: a point tensor ``X`` has shape
-``[..., N, d]``; the second-to-last axis indexes the clients, and client j is evaluated at
-``X[..., j, :]``. Hence
-
-* ``X [R, N, d]``     -- every client at its own model (Myopic-Clustering, local steps, CFL);
-* ``X [R, N, N, d]``  -- all pairs, ``X[r, i, j] = x_i``: client j's gradient at client i's model
-  (Federated-Clustering, Algorithm 2);
-* ``X [R, K, N, d]``  -- every client at every cluster model (IFCA, HypCluster).
-
-Parameters that vary over replicates (Example 1's eta) are tensors of shape ``[R]`` and
-broadcast over axis 0 of ``X``. ``loss`` returns ``[..., N]``, ``grad`` and
-``stochastic_grad`` return ``[..., N, d]``.
+Each is a :class:`verify.problems.base.ClientProblem` (batching convention there); Example 1's eta
+varies over replicates as an ``[R]`` tensor.
 
 Wrappers for metamorphic tests: :func:`permute_clients`, :func:`scale_losses`,
 :func:`translate_gradients`.
 """
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import torch
 
-from verify.engine import ConfigError
-
-
-class ClientProblem(ABC):
-    """N clients with losses f_j and gradient oracles g_j (E g_j = grad f_j, Assumption 6 (20))."""
-
-    name: str = "problem"
-    n_clients: int
-    dim: int
-    true_labels: tuple[int, ...]  # cluster of each client, 0-based
-
-    @abstractmethod
-    def loss(self, X: torch.Tensor) -> torch.Tensor:
-        """f_j at X[..., j, :], shape ``[..., N]``."""
-
-    @abstractmethod
-    def grad(self, X: torch.Tensor) -> torch.Tensor:
-        """Exact gradient of f_j at X[..., j, :], shape ``[..., N, d]``."""
-
-    def stochastic_grad(self, X: torch.Tensor, generator: torch.Generator | None = None, batch_size=1) -> torch.Tensor:
-        """Unbiased oracle averaged over a batch (one fresh batch per evaluation point);
-        deterministic problems return the exact gradient."""
-        return self.grad(X)
-
-    def loss_and_grad(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Both at once (problems override this when the two share work)."""
-        return self.loss(X), self.grad(X)
-
-    @abstractmethod
-    def optima(self) -> torch.Tensor:
-        """Each client's global minimiser, ``[N, d]`` (or ``[R, N, d]``)."""
-
-    @property
-    def stochastic(self) -> bool:
-        return False
-
-    @property
-    def n_clusters(self) -> int:
-        return len(set(self.true_labels))
-
-    def _check(self, X: torch.Tensor) -> None:
-        if X.dim() < 2 or X.shape[-2] != self.n_clients or X.shape[-1] != self.dim:
-            raise ConfigError(f"X: expected shape [..., {self.n_clients}, {self.dim}], got {tuple(X.shape)}")
-
-
-def per_replicate(param, like: torch.Tensor) -> torch.Tensor | float:
-    """A scalar, or a ``[R]`` tensor reshaped to broadcast against ``like`` (replicates on axis 0)."""
-    if isinstance(param, torch.Tensor) and param.dim() > 0:
-        if like.dim() == 0 or param.shape[0] != like.shape[0]:
-            raise ConfigError(f"per-replicate parameter: {param.shape[0]} values for {tuple(like.shape)} points")
-        return param.to(like).reshape(-1, *([1] * (like.dim() - 1)))
-    return float(param)
-
-
-def all_pairs(X: torch.Tensor) -> torch.Tensor:
-    """``[R, N, d] -> [R, N, N, d]`` with ``P[r, i, j] = x_i`` (every client at client i's model)."""
-    R, N, d = X.shape
-    return X[:, :, None, :].expand(R, N, N, d)
-
-
-def at_cluster_models(Theta: torch.Tensor, n_clients: int) -> torch.Tensor:
-    """``[R, K, d] -> [R, K, N, d]``: every client at every cluster model."""
-    R, K, d = Theta.shape
-    return Theta[:, :, None, :].expand(R, K, n_clients, d)
+from analytic.errors import InputError
+from verify.problems.base import ClientProblem, per_replicate
 
 
 # -- Example 1 -------------------------------------------------------------------------------
@@ -113,7 +40,7 @@ class Example1(ClientProblem):
     def __post_init__(self) -> None:
         e = torch.as_tensor(self.eta)
         if not bool(torch.all(e > 0)):
-            raise ConfigError(f"eta: must be > 0, got {self.eta!r}")
+            raise InputError("eta", f"must be > 0, got {self.eta!r}")
 
     def loss(self, X: torch.Tensor) -> torch.Tensor:
         self._check(X)
@@ -201,16 +128,16 @@ class Example3(ClientProblem):
     def stochastic_grad(self, X: torch.Tensor, generator: torch.Generator | None = None, batch_size=1) -> torch.Tensor:
         self._check(X)
         if generator is None:
-            raise ConfigError("generator: Example 3's stochastic oracle needs an explicit torch.Generator (no global RNG)")
+            raise InputError("generator", "Example 3's stochastic oracle needs an explicit torch.Generator (no global RNG)")
         x3 = X[..., 2, :]
         if isinstance(batch_size, torch.Tensor) and batch_size.dim() > 0:
             count = per_replicate(batch_size.to(X.dtype), x3).expand_as(x3).contiguous()
         else:
             if int(batch_size) < 1:
-                raise ConfigError(f"batch_size: must be >= 1, got {batch_size!r}")
+                raise InputError("batch_size", f"must be >= 1, got {batch_size!r}")
             count = torch.full_like(x3, float(batch_size))
         if bool(torch.any(count < 1)):
-            raise ConfigError("batch_size: must be >= 1")
+            raise InputError("batch_size", "must be >= 1")
         xi_bar = torch.binomial(count, torch.full_like(count, 0.5), generator=generator) / count
         G = self.grad(X).clone()
         G[..., 2, :] = x3 - xi_bar
@@ -239,7 +166,7 @@ class PermutedClients(ClientProblem):
 
     def __post_init__(self) -> None:
         if sorted(self.perm) != list(range(self.base.n_clients)):
-            raise ConfigError(f"perm: not a permutation of {self.base.n_clients} clients: {self.perm}")
+            raise InputError("perm", f"not a permutation of {self.base.n_clients} clients: {self.perm}")
 
     @property
     def name(self) -> str:
@@ -292,7 +219,7 @@ class ScaledLosses(ClientProblem):
 
     def __post_init__(self) -> None:
         if not self.c > 0:
-            raise ConfigError(f"c: loss scale must be > 0, got {self.c!r}")
+            raise InputError("c", f"loss scale must be > 0, got {self.c!r}")
 
     name = property(lambda self: f"{self.base.name} (losses x {self.c:g})")
     n_clients = property(lambda self: self.base.n_clients)

@@ -8,9 +8,9 @@ Prints the story round by round and writes ``DIR/demo_NAME.png`` (Figure-1 style
 from __future__ import annotations
 
 import argparse
-import sys
 
-from verify.engine import ConfigError
+from analytic.errors import InputError
+from verify.cli_args import parse_int
 
 PROG = "fedverify demo"
 NAMES = ("myopic", "ifca", "hypcluster", "cfl")
@@ -29,38 +29,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _int(text: str, name: str, minimum: int) -> int:
-    try:
-        v = int(text)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name}: expected an integer, got {text!r}") from None
-    if v < minimum:
-        raise ConfigError(f"{name}: must be >= {minimum}, got {v}")
-    return v
-
-
 def run(args) -> int:
-    """Run the demo; 0 on success, 2 (with one line on stderr) on bad input."""
+    """Run the demo; bad input raises InputError (the command line prints one line, exit 2)."""
     from counterexamples.demo import run_demo
 
-    try:
-        if args.name not in NAMES:
-            raise ConfigError(f"NAME: unknown demo {args.name!r}; choose one of {', '.join(NAMES)}")
-        rounds = _int(args.rounds, "--rounds", 1)
-        seed = _int(args.seed, "--seed", 0)
-        out = run_demo(args.name, args.out, animate=args.animate, rounds=rounds, seed=seed)
-    except ConfigError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+    if args.name not in NAMES:
+        raise InputError("NAME", f"unknown demo {args.name!r}; choose one of {', '.join(NAMES)}")
+    rounds = parse_int(args.rounds, "rounds", 1)
+    seed = parse_int(args.seed, "seed", 0)
+    out = run_demo(args.name, args.out, animate=args.animate, rounds=rounds, seed=seed)
     print("\n".join(out.lines))
     return 0
-
-
-def _standalone_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fedverify")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    return parser
-
-
-if __name__ == "__main__":
-    sys.exit(run(_standalone_parser().parse_args()))

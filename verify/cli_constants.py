@@ -1,0 +1,91 @@
+"""``fedverify constants PROBLEM ...``: the constants the papers' assumptions name, for a built-in
+problem or a user's own data, each with how it was obtained and what the number is.
+
+    fedverify constants PROBLEM [problem options] [--json FILE]
+
+Problems register themselves with :func:`constants_problem` in any module of ``verify.problems``
+(this module imports them all), so a paper adds its problems without editing this file. A provider
+is a function ``provider(args) -> list[Constant]`` plus a function adding its options to the
+problem's parser; bad input raises :class:`analytic.errors.InputError` (one line, exit 2).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from analytic.constants import Constant
+from analytic.errors import InputError
+
+
+@dataclass(frozen=True)
+class ConstantsProblem:
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    compute: Callable[[argparse.Namespace], list[Constant]]
+
+
+PROBLEMS: dict[str, ConstantsProblem] = {}
+
+
+def constants_problem(name: str, help: str, add_arguments: Callable[[argparse.ArgumentParser], None]):
+    """Register ``compute(args) -> list[Constant]`` as ``fedverify constants NAME``."""
+
+    def deco(compute):
+        old = PROBLEMS.get(name)
+        if old is not None and old.compute is not compute:
+            raise ValueError(f"constants problem {name!r} registered twice")
+        PROBLEMS[name] = ConstantsProblem(name, help, add_arguments, compute)
+        return compute
+
+    return deco
+
+
+def load_problems() -> dict[str, ConstantsProblem]:
+    import verify.problems as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"verify.problems.{info.name}")
+    return dict(sorted(PROBLEMS.items()))
+
+
+def add_parser(subparsers):
+    from verify.cli_args import OneLineParser
+
+    p = subparsers.add_parser("constants", help="the constants of a problem's assumptions (L, mu, A^2, ...), "
+                                                "with how each was obtained")
+    sub = p.add_subparsers(dest="problem", required=True, metavar="PROBLEM", parser_class=OneLineParser)
+    for prob in load_problems().values():
+        q = sub.add_parser(prob.name, help=prob.help, description=prob.help)
+        prob.add_arguments(q)
+        q.add_argument("--json", metavar="FILE", help="also write the constants to FILE as JSON")
+    return p
+
+
+def format_constants(problem: str, constants: list[Constant]) -> str:
+    width = max((len(c.name) for c in constants), default=4)
+    lines = [f"constants of {problem}:"]
+    for c in constants:
+        value = f"{c.value:.6g}" if c.finite else ("infinite" if c.value > 0 else str(c.value))
+        lines.append(f"  {c.name:<{width}} = {value:<12} ({c.label}) {c.how}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    prob = PROBLEMS[args.problem]
+    constants = prob.compute(args)
+    print(format_constants(prob.name, constants))
+    if args.json:
+        doc = {"problem": prob.name, "constants": {c.name: c.as_dict() for c in constants}}
+        try:
+            Path(args.json).write_text(json.dumps(doc, indent=1))
+        except OSError as exc:
+            raise InputError("--json", f"cannot write {args.json!r} ({exc.strerror})") from None
+    return 0
+

@@ -1,0 +1,164 @@
+"""Test helpers for authors' own suites (and fedverify's): hypothesis strategies for the instances
+the toolkit generates, a verdict assertion, and a contract any check can inherit.
+
+    from verify.testing import CheckContract, assert_verdict, planted_quadratics, worker_counts
+
+    class TestMyBound(CheckContract):            # pytest collects it: five contract tests
+        check = c01_my_bound                     # a registered check (@check)
+        planted = {"theory": MY_BOUND.scaled(0.1)}   # a wrong theory the check must call violated
+
+    def test_my_bound_over_seeds():
+        assert_verdict(c01_my_bound, "holds", seeds=range(5))
+
+Strategies return plain numbers or tensors built with explicit generators; nothing here seeds a
+global random state.
+"""
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+from verify.engine import Context
+from verify.registry import CheckSpec, get
+from verify.result import Result, Verdict
+
+__all__ = ["worker_counts", "planted_quadratics", "clustered_points", "seeds", "assert_verdict", "run_quick",
+           "CheckContract"]
+
+seeds = st.integers(0, 2**31 - 1)
+
+
+@st.composite
+def worker_counts(draw, max_n: int = 200, min_n: int = 1):
+    """(n, f, q) with 0 <= q <= f < n/2: workers, malicious workers, colluders (allouah2025, dutta2023)."""
+    n = draw(st.integers(min_n, max_n))
+    f = draw(st.integers(0, (n - 1) // 2))
+    q = draw(st.integers(0, f))
+    return n, f, q
+
+
+def planted_quadratic(d: int, mu: float, L: float, generator: torch.Generator, dtype=torch.float64):
+    """A symmetric H [d, d] with spectrum exactly in [mu, L], both ends attained (d >= 2), as
+    Q diag(lambda) Q^T with Q a Haar-random orthogonal matrix; returns (H, eigenvalues)."""
+    if not 0 < mu <= L or d < 1:
+        raise ValueError(f"need 0 < mu <= L and d >= 1, got mu={mu}, L={L}, d={d}")
+    inner = torch.rand(max(d - 2, 0), generator=generator, dtype=dtype) * (L - mu) + mu
+    lam = torch.cat([torch.tensor([mu, L][: min(d, 2)], dtype=dtype), inner]).sort().values
+    A = torch.randn(d, d, generator=generator, dtype=dtype)
+    Q, Rm = torch.linalg.qr(A)
+    Q = Q * torch.sign(torch.diagonal(Rm))[None, :]  # the sign fix makes Q Haar-distributed
+    return (Q * lam[None, :]) @ Q.T, lam
+
+
+@st.composite
+def planted_quadratics(draw, max_d: int = 8, max_condition: float = 1e3):
+    """(H, x_star, mu, L): f(x) = 1/2 (x - x*)^T H (x - x*) with the spectrum of H in [mu, L] exactly,
+    so f is mu-strongly convex and L-smooth with exact constants."""
+    d = draw(st.integers(1, max_d))
+    mu = draw(st.floats(1e-2, 10.0))
+    L = mu * draw(st.floats(1.0, max_condition)) if d > 1 else mu  # both ends attained
+    g = torch.Generator().manual_seed(draw(seeds))
+    H, _ = planted_quadratic(d, mu, L, g)
+    x_star = torch.randn(d, generator=g, dtype=torch.float64) * draw(st.floats(0.0, 10.0))
+    return H, x_star, mu, L
+
+
+@st.composite
+def clustered_points(draw, max_R: int = 3, max_K: int = 4, max_n: int = 16):
+    """A :class:`verify.problems.points.ClusteredPoints` instance: K Gaussian clusters in R^d with
+    means exactly Delta apart and total variance sigma^2 (werner2023 Assumptions 1-3)."""
+    from verify.problems.points import clustered_points as build
+
+    R, K, n = draw(st.integers(1, max_R)), draw(st.integers(1, max_K)), draw(st.integers(1, max_n))
+    d = draw(st.integers(K, K + 4))
+    sigma, Delta = draw(st.floats(0.1, 5.0)), draw(st.floats(0.0, 100.0))
+    return build(R, K, n, d, sigma, Delta, torch.Generator().manual_seed(draw(seeds)), torch.float64)
+
+
+def _spec(check) -> CheckSpec:
+    return check if isinstance(check, CheckSpec) else get(str(check))
+
+
+@functools.lru_cache(maxsize=None)
+def _run_cached(check_id: str, seed: int, fidelity: str) -> Result:
+    return get(check_id)(Context(fidelity=fidelity, seed=seed))
+
+
+def run_quick(check, seed: int = 0, fidelity: str = "quick") -> Result:
+    """The check's Result at default settings, computed once per process (tests share it: treat it as
+    read-only)."""
+    return _run_cached(_spec(check).id, seed, fidelity)
+
+
+def assert_verdict(check, expected, seeds=(0,), fidelity: str = "quick", **overrides) -> list[Result]:
+    """Run ``check`` (a CheckSpec or an id) at each root seed, with keyword ``overrides`` (a planted
+    theory, a smaller grid), and assert its verdict is ``expected`` every time; return the Results."""
+    spec, want = _spec(check), Verdict(expected)
+    out = []
+    for s in seeds:
+        r = spec(Context(fidelity=fidelity, seed=int(s)), **overrides)
+        assert r.verdict == want, (f"{spec.id} at seed {s}{' with ' + ', '.join(overrides) if overrides else ''}: "
+                                   f"verdict {r.verdict.value}, expected {want.value}. {r.explanation}")
+        out.append(r)
+    return out
+
+
+def _numbers(r: Result) -> str:
+    """The measured and fitted numbers of a Result, as canonical JSON (NaN compares equal to NaN)."""
+    d = r.to_dict()
+    return json.dumps({k: d[k] for k in ("verdict", "observed", "predicted", "fit")}, sort_keys=True, default=str)
+
+
+class CheckContract:
+    """What every check owes its users; inherit it in a ``Test*`` class and set ``check``.
+
+    * ``planted``: keyword overrides that plant a wrong theory; the check must then say
+      ``planted_verdict`` (``violated`` by default). ``None`` skips that test (say why in a comment).
+    * ``determinism_replicates``: the replicate count of the same-seed-same-numbers test (two runs);
+      ``None`` runs it at the check's own default.
+    """
+
+    check: CheckSpec | str | None = None
+    planted: dict | None = None
+    planted_verdict: str = "violated"
+    determinism_replicates: int | None = 10
+    fidelity: str = "quick"
+
+    def _result(self) -> Result:
+        return run_quick(self.check, fidelity=self.fidelity)
+
+    def test_reaches_its_expected_verdict(self):
+        r = self._result()
+        assert r.verdict == r.expected, f"{r.id}: {r.verdict.value} != {r.expected.value}. {r.explanation}"
+
+    def test_serialises_and_round_trips(self):
+        r = self._result()
+        back = Result.from_dict(json.loads(r.to_json()), r.arrays)
+        assert _numbers(back) == _numbers(r) and back.claim == r.claim
+        for name, a in r.arrays.items():
+            assert isinstance(a, np.ndarray), name
+
+    def test_states_claim_source_and_explanation(self):
+        r = self._result()
+        assert r.claim.text.strip() and r.claim.source.strip(), "a claim needs its words and its source"
+        assert r.explanation.strip() and r.observed, "a Result needs its evidence and an explanation"
+        for a in r.assumptions:
+            assert a.label in ("exact", "lower bound", "upper bound", "estimate"), f"{a.name}: label {a.label!r}"
+
+    def test_same_seed_same_numbers(self):
+        spec = _spec(self.check)
+        ctx = Context(fidelity=self.fidelity, seed=7, replicates=self.determinism_replicates)
+        assert _numbers(spec(ctx)) == _numbers(spec(ctx))
+
+    def test_planted_wrong_theory(self):
+        if self.planted is None:
+            return
+        r = _spec(self.check)(Context(fidelity=self.fidelity), **self.planted)
+        assert r.verdict == Verdict(self.planted_verdict), (
+            f"{r.id} with planted {sorted(self.planted)}: {r.verdict.value}, expected {self.planted_verdict}. "
+            f"{r.explanation}")
+
