@@ -118,14 +118,16 @@ class CheckContract:
 
     * ``planted``: keyword overrides that plant a wrong theory; the check must then say
       ``planted_verdict`` (``violated`` by default). ``None`` skips that test (say why in a comment).
-    * ``determinism_replicates``: the replicate count of the same-seed-same-numbers test (two runs);
-      ``None`` runs it at the check's own default.
+    * ``determinism_replicates`` and ``determinism_overrides``: the replicate count and keyword
+      overrides (a smaller grid) of the same-seed-same-numbers test, which runs the check twice;
+      ``None`` / ``{}`` run it at the check's own defaults.
     """
 
     check: CheckSpec | str | None = None
     planted: dict | None = None
     planted_verdict: str = "violated"
     determinism_replicates: int | None = 10
+    determinism_overrides: dict = {}
     fidelity: str = "quick"
 
     def _result(self) -> Result:
@@ -152,7 +154,8 @@ class CheckContract:
     def test_same_seed_same_numbers(self):
         spec = _spec(self.check)
         ctx = Context(fidelity=self.fidelity, seed=7, replicates=self.determinism_replicates)
-        assert _numbers(spec(ctx)) == _numbers(spec(ctx))
+        kw = dict(self.determinism_overrides)
+        assert _numbers(spec(ctx, **kw)) == _numbers(spec(ctx, **kw))
 
     def test_planted_wrong_theory(self):
         if self.planted is None:
