@@ -568,9 +568,26 @@ def _now() -> tuple[_dt.datetime, int | None]:
     return _dt.datetime.now().astimezone(), None
 
 
+def _paper_intro(r: Result) -> str:
+    """A paper's chapter heading: its title, authors, venue and the summary of what was checked
+    (from the Result's ``paper_info``; the key alone for a paper that was never registered)."""
+    info = r.paper_info or {}
+    if not info.get("title"):
+        return f"= Checks: {escape(one_line(r.paper, 60))}\n\n"
+    out = [f"= {escape(one_line(info['title'], 160))}"]
+    meta = [info.get("authors") or "", info.get("venue") or "", str(info.get("year") or ""), f"key {r.paper}"]
+    out.append("#meta[" + escape(" · ".join(m for m in meta if m)) + "]")
+    if info.get("url"):
+        out.append(f"#note[{escape(info['url'])}]")
+    if info.get("summary"):
+        out.append(escape(info["summary"]))
+    return "\n\n".join(out) + "\n\n"
+
+
 def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathLike = "report.pdf",
-                 paper: str | None = None) -> Path:
+                 paper: str | None = None, typst_source: str | os.PathLike | None = None) -> Path:
     """Build the PDF report from the results in ``results_dir``; return the path written.
+    ``typst_source``: also write the typst source there (to adapt the layout, or to read it).
 
     Raises ``ValueError`` when there is no result to report.
     """
@@ -597,7 +614,7 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
             sec = _check_section(i, r, assets[i])
             if r.paper != current:
                 current = r.paper
-                sec = f"= Checks: {escape(one_line(r.paper, 60))}\n\n" + sec
+                sec = _paper_intro(r) + sec
             checks.append(sec)
         errata = _errata_section(results)
         env = _env_section(results, results_dir, built, unreadable)
@@ -619,6 +636,8 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
                                    f"{_short_error(first_error)}); source kept at {keep}") from e
 
     atomic_write(out, lambda fh: fh.write(pdf))
+    if typst_source is not None:
+        atomic_write(Path(typst_source), lambda fh: fh.write(source.encode("utf-8")))
     return out
 
 
