@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from analytic.papers.werner2023 import PAPER
 from verify import figspec
 from verify.algorithms.federated_clustering import ball_equals, federated_clustering
 from verify.algorithms.ifca import ifca, partition_matches
@@ -26,8 +27,10 @@ from verify.fit import (
     proportion_verdict,
 )
 from verify.problems.clustered_regression import planted_clustered_regression
-from verify.registry import check, result_for
+from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
+
+register_paper(PAPER)
 
 N_PER, K, D, M_SAMPLES, SEPARATION = 10, 2, 100, 400, 10.0
 INIT_SCALE = 3.0

@@ -14,14 +14,17 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from analytic.papers.werner2023 import PAPER
 from verify import figspec
 from verify.algorithms.federated_clustering import ball_equals, federated_clustering
 from verify.algorithms.myopic import myopic_clustering, partition_text
 from verify.engine import Context
 from verify.fit import apply_assumptions, counterexample_verdict, identity_verdict
 from verify.problems.toys import Example1
-from verify.registry import check, result_for
+from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
+
+register_paper(PAPER)
 
 X0, K, M_STEPS = 1.5, 2, 10
 T_MYOPIC = 30

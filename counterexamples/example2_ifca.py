@@ -13,14 +13,17 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from analytic.papers.werner2023 import PAPER
 from verify import figspec
 from verify.algorithms.federated_clustering import federated_clustering
 from verify.algorithms.ifca import ifca
 from verify.engine import Context
 from verify.fit import apply_assumptions, counterexample_verdict, identity_verdict
 from verify.problems.toys import Example2
-from verify.registry import check, result_for
+from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
+
+register_paper(PAPER)
 
 THETA0 = (-1.5, 0.0)
 GAMMAS = (0.01, 0.1, 0.4)

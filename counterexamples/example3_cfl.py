@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from analytic.papers.werner2023 import PAPER
 from verify import figspec
 from verify.algorithms.cfl import (
     agglomerative_bipartition,
@@ -30,8 +31,10 @@ from verify.fit import (
     proportion_ci,
 )
 from verify.problems.toys import Example3
-from verify.registry import check, result_for
+from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
+
+register_paper(PAPER)
 
 P_TOL = 0.02
 EVAL_POINTS = (1 / 3, 1 / 4)

@@ -78,10 +78,18 @@ def build_parser(plugins: dict | None = None) -> argparse.ArgumentParser:
 
 
 # -- list -----------------------------------------------------------------------------------
+def _warn_plugin_errors() -> None:
+    from verify.registry import plugin_errors
+
+    for module, err in plugin_errors().items():
+        print(f"{PROG}: warning: installed check module {module!r} could not be imported ({err})", file=sys.stderr)
+
+
 def cmd_list(args) -> int:
     from verify.registry import select
 
     specs = select(paper=args.paper, all_=args.paper is None)
+    _warn_plugin_errors()
     if args.json:
         print(json.dumps([{"id": s.id, "title": s.title, "kind": s.kind, "expected": s.expected.value} for s in specs], indent=1))
         return 0
@@ -106,6 +114,7 @@ def cmd_run(args) -> int:
     if not args.ids and args.paper is None and not args.all:
         raise InputError("ID", "name check ids, --paper KEY or --all (see 'fedverify list')")
     specs = select(args.ids, paper=args.paper, all_=args.all)
+    _warn_plugin_errors()
     ctx = Context(fidelity=args.fidelity, replicates=args.replicates, seed=args.seed, device=args.device,
                   float32_on_cuda=args.dtype == "float32")
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":

@@ -2,7 +2,6 @@
 verdict; planted wrong algorithms must not; the stored Results draw their figures."""
 from __future__ import annotations
 
-import functools
 import json
 
 import numpy as np
@@ -22,14 +21,14 @@ from verify.algorithms.ifca import ifca
 from verify.algorithms.myopic import myopic_clustering
 from verify.engine import Context
 from verify.result import Result, Verdict
+from verify.testing import run_quick
 
 IDS = [f"werner2023.c0{i}" for i in range(1, 9)] + ["werner2023.x01"]
 NOT_REPRODUCED = {Verdict.NOT_REPRODUCED, Verdict.INCONCLUSIVE}
 
 
-@functools.cache
 def quick(check_id: str) -> Result:
-    return registry.get(check_id).run(Context(fidelity="quick"))
+    return run_quick(check_id)  # shared with tests/test_all_checks.py
 
 
 @pytest.mark.parametrize("check_id", IDS)

@@ -16,6 +16,7 @@ from verify.checks import allouah2025 as K
 from verify.correlated_noise import SharedSeeds, pair_stream_numpy
 from verify.engine import Context
 from verify.result import Result, Verdict
+from verify.testing import run_quick
 
 IDS = [f"allouah2025.c{k:02d}" for k in range(1, 11)]
 QUICK = Context(fidelity="quick")
@@ -23,7 +24,7 @@ QUICK = Context(fidelity="quick")
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, Result]:
-    return {cid: registry.get(cid).run(QUICK) for cid in IDS}
+    return {cid: run_quick(cid) for cid in IDS}  # shared with tests/test_all_checks.py
 
 
 @pytest.mark.parametrize("cid", IDS)
