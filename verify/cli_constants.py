@@ -11,15 +11,14 @@ problem's parser; bad input raises :class:`analytic.errors.InputError` (one line
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from analytic.constants import Constant
 from analytic.errors import InputError
+from verify.named import import_submodules
 
 
 @dataclass(frozen=True)
@@ -47,11 +46,7 @@ def constants_problem(name: str, help: str, add_arguments: Callable[[argparse.Ar
 
 
 def load_problems() -> dict[str, ConstantsProblem]:
-    import verify.problems as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"verify.problems.{info.name}")
+    import_submodules("verify.problems")
     return dict(sorted(PROBLEMS.items()))
 
 

@@ -31,7 +31,6 @@ import hashlib
 import importlib
 import importlib.util
 import os
-import pkgutil
 import re
 import sys
 import time
@@ -43,6 +42,7 @@ from analytic.errors import InputError
 from analytic.papers import Paper
 from verify.engine import Context, environment, library_versions
 from verify.fit import apply_minimum_replicates
+from verify.named import import_submodules
 from verify.result import KINDS, Claim, Result, Verdict, check_sort_key
 
 ID_PATTERN = re.compile(r"^[a-z]+\d{4}[a-z]?\.[cx]\d{2,3}$")
@@ -160,10 +160,7 @@ _plugin_errors: dict[str, str] = {}
 
 
 def _import_with_submodules(name: str) -> None:
-    mod = importlib.import_module(name)
-    for info in pkgutil.iter_modules(getattr(mod, "__path__", None) or []):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{name}.{info.name}")
+    import_submodules(name)
 
 
 def _import_file(path: Path) -> None:

@@ -11,25 +11,7 @@ imports all its modules, so adding one needs no edit here. ``AGGREGATORS`` maps 
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from typing import Callable
+from verify.named import import_submodules, named_registry
 
-AGGREGATORS: dict[str, Callable] = {}
-
-
-def aggregator(name: str):
-    """Register an aggregator under ``name`` (loudly refusing a second one of the same name)."""
-
-    def deco(fn: Callable) -> Callable:
-        if name in AGGREGATORS and AGGREGATORS[name] is not fn:
-            raise ValueError(f"aggregator {name!r} registered twice")
-        AGGREGATORS[name] = fn
-        return fn
-
-    return deco
-
-
-for _info in pkgutil.iter_modules(__path__):
-    if not _info.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_info.name}")
+AGGREGATORS, aggregator = named_registry("aggregator")
+import_submodules(__name__)

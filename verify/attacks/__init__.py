@@ -12,25 +12,7 @@ problem they poison.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from typing import Callable
+from verify.named import import_submodules, named_registry
 
-ATTACKS: dict[str, Callable] = {}
-
-
-def attack(name: str):
-    """Register an attack under ``name`` (loudly refusing a second one of the same name)."""
-
-    def deco(fn: Callable) -> Callable:
-        if name in ATTACKS and ATTACKS[name] is not fn:
-            raise ValueError(f"attack {name!r} registered twice")
-        ATTACKS[name] = fn
-        return fn
-
-    return deco
-
-
-for _info in pkgutil.iter_modules(__path__):
-    if not _info.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_info.name}")
+ATTACKS, attack = named_registry("attack")
+import_submodules(__name__)
