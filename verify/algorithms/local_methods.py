@@ -79,8 +79,9 @@ def perturbed(gamma: float, beta: float) -> MethodSpec:
 
 def perturbed_point(w: torch.Tensor, u: torch.Tensor, beta) -> torch.Tensor:
     """Eq. (5): the minimiser of (beta/2)||x - w||^2 + ((1-beta)/(2 p_i)) sum_n p_in ||x - w^n||^2, i.e.
-    beta w + (1 - beta) u with u the p_in/p_i-weighted average of the w^n."""
-    return beta * w + (1 - beta) * u
+    beta w + (1 - beta) u with u the p_in/p_i-weighted average of the w^n. Computed as torch.lerp(u, w, beta),
+    which returns w exactly at beta = 1 (it evaluates w - (w - u)(1 - beta) for beta >= 1/2)."""
+    return torch.lerp(u, w, beta)
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,10 @@ class Trajectory:
     """What one run recorded.
 
     * ``wbar [T+1, K, R, d]``: the global model wbar_{t,0} at the start of every round (and after the last);
-    * ``grad_sq [T, E, K, C]``: the replicate mean of ||grad f_i||^2 at every gradient point (exact gradients;
-      add sigma^2 for E||g_i||^2), when an exact gradient was given;
-    * ``avg_grad_sq [T, E, K, R]``: ||grad f(wbar_{t,k})||^2 for k < E, when a global gradient was given;
+    * ``grad_sq [T, E, K, C]``: the replicate mean of ||g_i||^2, the oracle's stochastic gradients at every
+      gradient point (the Monte Carlo estimate of E||g_i||^2 of Assumption 3; ``record_grad_sq``);
+    * ``wbar_steps [T, E, K, R, d]``: the virtual average wbar_{t,k} = sum_i p_i w^i_{t,k} (eq. 2) for k < E,
+      the points Theorems 2 and 4 sample from (``record_average``);
     * ``local [T, E+1, K, R, C, d]``, ``perturbed [T, E, K, R, C, d]``, ``u [T, K, R, C, d]``: every local
       iterate w^i_{t,k}, perturbed point and neighbour average (``keep_local``);
     * ``participants [T, R, C]``: who took part (partial participation only).
@@ -110,16 +112,16 @@ class Trajectory:
 
     wbar: torch.Tensor
     grad_sq: torch.Tensor | None = None
-    avg_grad_sq: torch.Tensor | None = None
+    wbar_steps: torch.Tensor | None = None
     local: torch.Tensor | None = None
     perturbed: torch.Tensor | None = None
     u: torch.Tensor | None = None
     participants: torch.Tensor | None = None
 
     def local_average(self, p: torch.Tensor) -> torch.Tensor:
-        """The virtual average wbar_{t,k} = sum_i p_i w^i_{t,k} (eq. 2): ``[T, E+1, K, R, d]``."""
+        """The virtual average wbar_{t,k} = sum_i p_i w^i_{t,k} (eq. 2) for k = 0..E: ``[T, E+1, K, R, d]``."""
         require(self.local is not None, "keep_local", "the run did not keep the local iterates")
-        return torch.einsum("c,tekrcd->tekrd", p, self.local)
+        return p @ self.local
 
 
 Oracle = Callable[[torch.Tensor, int, int], torch.Tensor]
@@ -139,8 +141,8 @@ def run_local_rounds(
     T: int,
     E: int,
     R: int,
-    exact_grad: Callable[[torch.Tensor], torch.Tensor] | None = None,
-    global_grad: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    record_grad_sq: bool = False,
+    record_average: bool = False,
     active: Callable[[int, int], torch.Tensor] | None = None,
     keep_local: bool = False,
     participation: Participation | None = None,
@@ -149,10 +151,9 @@ def run_local_rounds(
     """Run T rounds of E local steps for every method in ``methods`` on R replicates, from wbar_{0,0} = w0.
 
     ``oracle(x, t, k)`` returns the stochastic gradients g_i at the points ``x [K, R, C, d]`` (noise drawn
-    per ``[R, C, d]`` and shared by the K methods); ``exact_grad(x)`` the exact ones (recorded as
-    ``grad_sq``); ``global_grad(w [K, R, d])`` the gradient of f = sum_i p_i f_i; ``active(t, k)`` a
-    ``[R, C]`` or ``[C]`` mask of the clients that take step k (the epochs reading); ``generator``
-    draws the participants when ``participation`` is given.
+    per ``[R, C, d]`` and shared by the K methods); ``active(t, k)`` is a ``[R, C]`` or ``[C]`` mask of the
+    clients that take step k (the epochs reading); ``generator`` draws the participants when
+    ``participation`` is given. See :class:`Trajectory` for what the flags record.
     """
     require(T >= 1 and E >= 1 and R >= 1, "T, E, R", f"must be >= 1, got {T}, {E}, {R}")
     require(len(methods) >= 1, "methods", "give at least one method")
@@ -168,50 +169,49 @@ def run_local_rounds(
         require(generator is not None, "generator", "partial participation draws clients: pass a generator")
     wbar = w0.expand(K, R, d).clone()
     X = w0.expand(K, R, C, d).clone()  # w^n_{t-1,E}; X_{-1} = (wbar_00, ...): u_0 = wbar_00
-    out = {"wbar": [wbar.clone()], "grad_sq": [], "avg_grad_sq": [], "local": [], "perturbed": [], "u": [],
-           "participants": []}
+    out = {key: [] for key in ("grad_sq", "wbar_steps", "local", "perturbed", "u", "participants")}
+    out["wbar"] = [wbar.clone()]
+    keep = 1 - gamma * alpha  # w <- (1 - gamma alpha) w + gamma alpha wbar_0 - gamma g: exactly w - gamma g at alpha = 0
     for t in range(T):
-        u = torch.einsum("ij,krjd->krid", Q, X)
+        u = Q @ X
         start = wbar[:, :, None, :]
+        pull = gamma * alpha * start
         w = start.expand(K, R, C, d).clone()
-        steps, points, gsq, agsq = [w], [], [], []
+        if keep_local:
+            out["local"].append(w)
+            out["u"].append(u)
         for k in range(E):
             x = perturbed_point(w, u, beta)
-            if global_grad is not None:
-                agsq.append(global_grad(torch.einsum("c,krcd->krd", p, w)).pow(2).sum(-1))
-            if exact_grad is not None:
-                gsq.append(exact_grad(x).pow(2).sum(-1).mean(1))
-            step = oracle(x, t, k) + alpha * (w - start)
-            if active is not None:
-                step = step * active(t, k).to(step)[..., None]
-            w = w - gamma * step
+            if record_average:
+                out["wbar_steps"].append(p @ w)
+            g = oracle(x, t, k)
+            if record_grad_sq:
+                out["grad_sq"].append(g.square().sum(-1))
+            moved = torch.addcmul(pull, keep, w).addcmul_(gamma, g, value=-1)
+            w = moved if active is None else torch.where(active(t, k)[..., None], moved, w)
             if keep_local:
-                steps.append(w)
-                points.append(x)
+                out["local"].append(w)
+                out["perturbed"].append(x)
         if participation is None:
-            wbar = torch.einsum("c,krcd->krd", p, w)
+            wbar = p @ w
             X = w
         else:
             order = torch.rand(R, C, generator=generator, dtype=w0.dtype, device=w0.device).argsort(-1)
             mask = torch.zeros(R, C, dtype=torch.bool, device=w0.device)
             mask.scatter_(1, order[:, : participation.clients], True)
             pm = p * mask.to(p)
-            wbar = torch.einsum("rc,krcd->krd", pm / pm.sum(-1, keepdim=True), w)
+            wbar = ((pm / pm.sum(-1, keepdim=True))[:, None, :] @ w).squeeze(-2)
             rest = X if participation.mode == "stale" else start.expand_as(X)
             X = torch.where(mask[None, :, :, None], w, rest)
             out["participants"].append(mask)
         out["wbar"].append(wbar.clone())
-        if gsq:
-            out["grad_sq"].append(torch.stack(gsq))
-        if agsq:
-            out["avg_grad_sq"].append(torch.stack(agsq))
-        if keep_local:
-            out["local"].append(torch.stack(steps))
-            out["perturbed"].append(torch.stack(points))
-            out["u"].append(u)
-    stack = lambda key: torch.stack(out[key]) if out[key] else None  # noqa: E731
-    return Trajectory(torch.stack(out["wbar"]), stack("grad_sq"), stack("avg_grad_sq"), stack("local"),
-                      stack("perturbed"), stack("u"), stack("participants"))
+
+    def stack(key: str, *shape) -> torch.Tensor | None:
+        return torch.stack(out[key]).reshape(*shape, *out[key][0].shape) if out[key] else None
+
+    grad_sq = stack("grad_sq", T, E)
+    return Trajectory(stack("wbar", T + 1), None if grad_sq is None else grad_sq.mean(3), stack("wbar_steps", T, E),
+                      stack("local", T, E + 1), stack("perturbed", T, E), stack("u", T), stack("participants", T))
 
 
 # --------------------------------------------------------------------------------------------------

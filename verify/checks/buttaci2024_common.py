@@ -26,7 +26,8 @@ def lemma_values(m: MethodSpec, E: int, mu: float, L: float) -> dict:
 @dataclass
 class QuadraticRun:
     """A run on quadratic clients with what the lemmas name: D_t [T+1, K, R], the optimality gap
-    f(wbar_t) - f_* [T+1, K, R], and G^2 (E||g||^2 = E||grad f_i||^2 + sigma^2) global and per round."""
+    f(wbar_t) - f_* [T+1, K, R], and G^2 (the largest replicate mean of ||g_i||^2 over the gradient points),
+    global and per round (rounds t and t-1)."""
 
     traj: Trajectory
     D: np.ndarray
@@ -40,11 +41,11 @@ def run_quadratic(ctx: Context, prob: QuadraticClients, methods, w0, *, T: int, 
     """Run ``methods`` on ``prob`` (noise from the named stream, shared by the methods) and measure."""
     w0 = ctx.tensor(w0)
     traj = run_local_rounds(prob.oracle(ctx.generator(stream)), methods, prob.weights, w0, T=T, E=E, R=R,
-                            exact_grad=prob.grad, keep_local=keep_local)
+                            record_grad_sq=True, keep_local=keep_local)
     w_star = ctx.tensor(prob.w_star())
     D = ((traj.wbar - w_star) ** 2).sum(-1).cpu().numpy()
     gap = (prob.global_loss(traj.wbar) - float(np.max(prob.f_star()))).cpu().numpy()
-    per_step = traj.grad_sq.cpu().numpy().max(axis=(1, 3)) + prob.noise_var  # [T, K]: max over steps and clients
+    per_step = traj.grad_sq.cpu().numpy().max(axis=(1, 3))  # [T, K]: max over steps and clients
     G2_round = np.maximum(per_step, np.concatenate([per_step[:1], per_step[:-1]]))
     return QuadraticRun(traj, D, gap, per_step.max(0), G2_round)
 

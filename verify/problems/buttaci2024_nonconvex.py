@@ -42,7 +42,7 @@ class LogCauchyClients:
     def grad(self, X: torch.Tensor) -> torch.Tensor:
         """grad f_i at ``X [..., C, d]``."""
         r = X - self.c
-        return 2 * r / (1 + r**2) + self.lam * X
+        return (2 * r).div_(r.square().add_(1)).add_(X, alpha=self.lam)
 
     def global_loss(self, w: torch.Tensor) -> torch.Tensor:
         X = w[..., None, :].expand(*w.shape[:-1], self.n_clients, self.dim)
@@ -50,7 +50,7 @@ class LogCauchyClients:
 
     def global_grad(self, w: torch.Tensor) -> torch.Tensor:
         X = w[..., None, :].expand(*w.shape[:-1], self.n_clients, self.dim)
-        return torch.einsum("c,...cd->...d", self.weights.p, self.grad(X))
+        return self.weights.p @ self.grad(X)
 
     def oracle(self):
         """Deterministic gradients (sigma^2 = 0)."""

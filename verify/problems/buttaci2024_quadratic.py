@@ -52,7 +52,7 @@ class QuadraticClients(ClientProblem):
     def grad(self, X: torch.Tensor) -> torch.Tensor:
         """H_i (x_i - c_i) at ``X [..., C, d]``."""
         self._check(X)
-        return torch.einsum("...cd,cde->...ce", X - self.c, self.H)
+        return ((X - self.c).unsqueeze(-2) @ self.H).squeeze(-2)  # H_i symmetric
 
     def loss(self, X: torch.Tensor) -> torch.Tensor:
         return 0.5 * ((X - self.c) * self.grad(X)).sum(-1)
@@ -64,7 +64,7 @@ class QuadraticClients(ClientProblem):
 
     def global_grad(self, w: torch.Tensor) -> torch.Tensor:
         X = w[..., None, :].expand(*w.shape[:-1], self.n_clients, self.dim)
-        return torch.einsum("c,...cd->...d", self.weights.p, self.grad(X))
+        return self.weights.p @ self.grad(X)
 
     def optima(self) -> torch.Tensor:
         return self.c
