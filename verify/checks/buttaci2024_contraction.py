@@ -424,7 +424,8 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
             z = family_z(T + 1)
             v_mc, _ = mc_identity_verdict(run.D[1:, j, :].mean(1), se[1:], exact_D[1:], z, resolution=np.inf)
             mc_ok.append(v_mc.passed)
-            v_r, i_r = geometric_rate_verdict(window, Y[:, window], lvl["lemma"], rng=ctx.numpy_rng(f"bootstrap {name} {E}"))
+            v_r, i_r = geometric_rate_verdict(window, Y[:, window], lvl["lemma"], n_boot=1000,
+                                              rng=ctx.numpy_rng(f"bootstrap {name} {E}"))
             v_rate.append(v_r)
             fitted[name].append(i_r)
             rows.append({"E": E, "method": name, "rho2": rho2, **{f"kappa_{k}": v for k, v in lvl.items()},

@@ -52,7 +52,10 @@ class QuadraticClients(ClientProblem):
     def grad(self, X: torch.Tensor) -> torch.Tensor:
         """H_i (x_i - c_i) at ``X [..., C, d]``."""
         self._check(X)
-        return ((X - self.c).unsqueeze(-2) @ self.H).squeeze(-2)  # H_i symmetric
+        Y = X - self.c
+        C, d = self.n_clients, self.dim
+        out = Y.reshape(-1, C, d).transpose(0, 1) @ self.H  # one batched product per client (H_i symmetric)
+        return out.transpose(0, 1).reshape(Y.shape)
 
     def loss(self, X: torch.Tensor) -> torch.Tensor:
         return 0.5 * ((X - self.c) * self.grad(X)).sum(-1)
