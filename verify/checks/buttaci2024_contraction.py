@@ -389,8 +389,9 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
                              beta: float = 0.5, sigma2: float = 0.09, T: int = 30, snr: float = 10.0) -> Result:
     """Spec C9: SC-Q2 (d = 4, C = 5, mu = 0.5, L = 2). Exact rho(M) for FedAvg, FedProx (alpha = 1) and ours
     (beta = 0.5) at the theorem steps for E in {1, 2, 5, 10, 20}. Stochastic runs (sigma^2 = 0.09, h = 0 so that
-    the constant-step bias is 0 and E D_t - D_inf decays exactly like rho^{2t}): the per-round rate fitted on the
-    rounds where E D_t - D_inf > 10 SE, with D_inf and the whole expected curve computed exactly (Lyapunov);
+    the constant-step bias is 0 and E D_t - D_inf decays asymptotically like rho^{2t}): the per-round rate fitted on
+    the later half of the rounds where E D_t - D_inf > 10 SE (the first rounds mix in faster modes), with D_inf and
+    the whole expected curve computed exactly (Lyapunov);
     the Monte Carlo mean must match that exact curve (else the simulation is in doubt: inconclusive)."""
     R = ctx.reps(200, 800)
     prob = sc_q2(ctx.generator("problem"), h=0.0, noise_var=sigma2)
@@ -399,7 +400,6 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
     w0 = w_star + 3.0
     names = ("FedAvg", f"FedProx alpha={alpha:g}", f"ours beta={beta:g}")
     rows, v_exact, v_rate, mc_ok, speed = [], [], [], [], []
-    fig_rng = ctx.numpy_rng("figure")
     fitted = {n: [] for n in names}
     for E in Es:
         methods = [theorem_method("fedavg", L, E), theorem_method("fedprox", L, E, alpha=alpha),
@@ -421,6 +421,7 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
             se = run.D[:, j, :].std(1, ddof=1) / math.sqrt(R)
             ok = np.where(Y.mean(0) > snr * se)[0]
             window = ok[: np.argmax(np.diff(ok) > 1) + 1] if np.any(np.diff(ok) > 1) else ok
+            window = window[len(window) // 2:]  # its later half: the faster modes of the first rounds have died out
             z = family_z(T + 1)
             v_mc, _ = mc_identity_verdict(run.D[1:, j, :].mean(1), se[1:], exact_D[1:], z, resolution=np.inf)
             mc_ok.append(v_mc.passed)
@@ -428,9 +429,10 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
                                               rng=ctx.numpy_rng(f"bootstrap {name} {E}"))
             v_rate.append(v_r)
             fitted[name].append(i_r)
+            exact_rate = float(np.exp(np.polyfit(window, np.log(exact_D[window] - D_inf), 1)[0]))
             rows.append({"E": E, "method": name, "rho2": rho2, **{f"kappa_{k}": v for k, v in lvl.items()},
                          "fitted_rate": i_r["rate"], "fitted_rate_ci": i_r["rate_ci"], "fit_rounds": [int(window[0]), int(window[-1])],
-                         "D_inf": D_inf})
+                         "exact_curve_rate_same_window": exact_rate, "D_inf": D_inf})
         speed.append({"E": E, "observed_exact": math.log(rhos[2]) / math.log(rhos[0]),
                       "observed_fitted": math.log(fitted[names[2]][-1]["rate"]) / math.log(fitted[names[0]][-1]["rate"]),
                       "theorem": float(B.SPEEDUP_THEOREM(x=MU / L, beta=beta)),
@@ -450,7 +452,7 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
         panels.append(figspec.panel(
             f"{n}: per-round contraction of D_t (SC-Q2)", "E (local steps)", "per-round factor",
             [figspec.line("observed, exact rho(M)^2", Eax, [r["rho2"] for r in sel], "observed"),
-             figspec.interval("observed, fitted on stochastic runs", Eax, [r["fitted_rate"] for r in sel],
+             figspec.interval("observed, fitted on stochastic runs (finite window)", Eax, [r["fitted_rate"] for r in sel],
                               [r["fitted_rate_ci"][0] for r in sel], [r["fitted_rate_ci"][1] for r in sel],
                               f"95% bootstrap CI of the fitted rate, {R} replicates"),
              figspec.line("lemma kappa", Eax, [r["kappa_lemma"] for r in sel], "bound"),
@@ -458,6 +460,7 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
              figspec.line("theorem (eq. 9)", Eax, [r["kappa_theorem"] for r in sel], "bound")],
             yscale="linear"))
     s5 = next(s for s in speed if s["E"] == 5) if 5 in Es else speed[-1]
+    gap_fit = max(abs(r["fitted_rate"] - r["exact_curve_rate_same_window"]) for r in rows)
     return result_for(
         ctx, C9_CLAIM, verdict,
         observed={"rows": rows, "speedup": speed, "replicates": R, "ordering": i_order},
@@ -467,7 +470,9 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
                      f"is below kappa_lemma, and the exact rates order ours <= FedAvg <= FedProx. At E = {s5['E']} the observed "
                      f"speedup of ours over FedAvg (log-rate ratio) is {s5['observed_exact']:.3f} (exact) and "
                      f"{s5['observed_fitted']:.3f} (fitted), against the predictions {s5['theorem']:.3f} (theorem), "
-                     f"{s5['tight']:.3f} (before mu <= L) and {s5['lemma']:.3f} (lemma)."),
+                     f"{s5['tight']:.3f} (before mu <= L) and {s5['lemma']:.3f} (lemma). The fitted rates lie below rho(M)^2 "
+                     "because E D_t - D_inf reaches the Monte Carlo noise before the slowest mode dominates; fitting the exact "
+                     f"expected curve on the same rounds gives the same rates (largest difference {gap_fit:.3f})."),
         assumptions=assumptions,
         figure=figspec.figure(*panels),
         arrays={"rho2": np.array([r["rho2"] for r in rows])},
@@ -488,13 +493,14 @@ C16_CLAIM = Claim(
 
 @check("buttaci2024.c16", "At Lemma B3's admissible step 1/(2L), E = 20, the perturbed method diverges for beta = 0.1",
        "erratum", "violated")
-def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, betas=(0.1, 0.5, 0.9), E: int = 20, rounds: int = 4,
-                  rtol: float = 1e-9) -> Result:
+def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, gamma: float | None = None, betas=(0.1, 0.5, 0.9), E: int = 20,
+                  rounds: int = 4, rtol: float = 1e-9) -> Result:
     """Spec C16: gamma = 1/(2L) = 0.25, E = 20, mu = 0.5, L = 2. Predicted multipliers r_ours(L) on SC-Q1,
     kappa_B3 for each beta, rho(M) on heterogeneous SC-Q2 (exact), and a simulation of SC-Q1 along the
     L-eigenvector whose per-round ratio must equal |r_ours(L)|. Also the sufficient condition for stability
-    (beta >= 1/2 or E gamma L < 2, given gamma beta L <= 1) on a grid."""
-    gamma = 1.0 / (2.0 * L)
+    (beta >= 1/2 or E gamma L < 2, given gamma beta L <= 1) on a grid. ``gamma`` defaults to Lemma B3's largest
+    admissible step 1/(2L)."""
+    gamma = 1.0 / (2.0 * L) if gamma is None else gamma
     q1 = sc_q1(ctx.generator("sc-q1"), mu=MU, L=L)
     q2 = sc_q2(ctx.generator("sc-q2"), h=1.0)
     H1, c1, P1 = q1.numpy()
@@ -520,7 +526,7 @@ def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, betas=(0.1, 0.5, 0.9), E: 
     r_grid = np.abs(factor(mu=lam_grid[:, None, None, None], beta=grid_b, gamma=grid_g, E=grid_E)).max(0)
     cond = ((grid_b >= 0.5) | (grid_E * grid_g * L < 2)) & (grid_g * grid_b * L <= 1)
     sufficient_failures = int(np.sum(cond & (r_grid >= 1)))
-    assumptions = [Assumption("gamma = 1/(2L) satisfies Lemma B3's condition for every beta", admissible, gamma, "exact",
+    assumptions = [Assumption(f"gamma = {gamma:g} satisfies Lemma B3's condition for every beta", admissible, gamma, "exact",
                               "gamma <= min{1/(2L), 1/(beta mu)}"),
                    Assumption("the simulation's per-round ratio equals |r_ours(L)| (SC-Q1)", v_sim.passed,
                               i_sim["max_rel_error"], "exact", "relative error of the simulated ratio")]
@@ -533,13 +539,14 @@ def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, betas=(0.1, 0.5, 0.9), E: 
                   "sufficient_condition_grid_points": int(cond.sum())},
         predicted={"kappa_B3": kappa, "one_minus_mu_gamma": 1 - MU * gamma, "gamma": gamma, "E": E},
         fit={"claim": i_claim, "simulation": i_sim},
-        explanation=(f"With gamma = 1/(2L) = {gamma:g} and E = {E} (admissible for Lemma B3) kappa_B3 = "
+        explanation=(f"With gamma = {gamma:g} and E = {E} (admissible for Lemma B3) kappa_B3 = "
                      f"{', '.join(f'{k:.3f}' for k in kappa)} for beta = {', '.join(f'{b:g}' for b in betas)}, yet the "
                      f"multiplier along the L-eigenvector is r(L) = {', '.join(f'{v:.3f}' for v in r_L)} and the exact rate on "
-                     f"heterogeneous SC-Q2 is rho(M) = {', '.join(f'{v:.3f}' for v in rho_q2)}: beta = {betas[0]:g} diverges. "
+                     f"heterogeneous SC-Q2 is rho(M) = {', '.join(f'{v:.3f}' for v in rho_q2)}"
+                     f"{f': beta = {betas[0]:g} diverges. ' if rho_q2[0] > 1 else '. '}"
                      f"The simulation reproduces |r(L)| to {i_sim['max_rel_error']:.1e}."),
         assumptions=assumptions,
-        finding=(f"Lemma B3's step condition does not ensure stability (spec 7 item 6): at gamma = 1/(2L), E = {E}, beta = "
+        finding=(f"Lemma B3's step condition does not ensure stability (spec 7 item 6): at gamma = {gamma:g}, E = {E}, beta = "
                  f"{betas[0]:g} the round multiplies the error along the L-eigenvector by {r_L[0]:.2f} (rho(M) = "
                  f"{rho_q2[0]:.2f} on SC-Q2) while kappa_B3 = {kappa[0]:.3f}: the overshoot below -1 when E gamma L is large "
                  "and beta small is a concrete mechanism for the spikes of Figs. 12-13, not the O(G^2/beta^2) floor. The "

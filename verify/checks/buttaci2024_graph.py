@@ -283,8 +283,8 @@ C20_CLAIM = Claim(
 
 @check("buttaci2024.c20", "Partitions: a = 0 balanced, b = 0 equal sizes, misalignment rises with a (Fig. 6)",
        "identity", "holds")
-def c20_partitions(ctx: Context, *, a_grid=(0.1, 1.0, 10.0, 100.0), N: int = 1000, C: int = 20, K: int = 10,
-                   dx: int = 8, noise: float = 0.3) -> Result:
+def c20_partitions(ctx: Context, *, partition=part.partition, a_grid=(0.1, 1.0, 10.0, 100.0), N: int = 1000,
+                   C: int = 20, K: int = 10, dx: int = 8, noise: float = 0.3) -> Result:
     """Spec C20: (i) a = 0 gives every client equal class counts (N/(CK) each) and b = 0 equal sizes N/C; (ii) the
     log-sizes at b = 1 have standard deviation about b (the [toolkit] reading of lnN; rescaling the sizes to sum
     N moves their median to about (N/C) e^{-b^2/2}, reported);
@@ -292,11 +292,11 @@ def c20_partitions(ctx: Context, *, a_grid=(0.1, 1.0, 10.0, 100.0), N: int = 100
     data rises with log a over the grid (slope > 0, bootstrap CI over replicates)."""
     R = ctx.reps(20, 100)
     rng = ctx.numpy_rng("partition")
-    balanced = part.partition(N, C, K, 0.0, 0.0, rng, R)
+    balanced = partition(N, C, K, 0.0, 0.0, rng, R)
     v_bal, i_bal = identity_verdict(balanced, N / (C * K), rtol=0)
-    sizes_b0 = part.client_sizes(N, C, 0.0, rng, R)
+    sizes_b0 = partition(N, C, K, 0.0, 0.0, rng, R).sum(-1)
     v_eq, _ = identity_verdict(sizes_b0, N / C, rtol=0)
-    sizes_b1 = part.client_sizes(N * 50, C, 1.0, rng, R)
+    sizes_b1 = partition(N * 50, C, K, 0.0, 1.0, rng, R).sum(-1)
     log_sd = float(np.log(sizes_b1).std(axis=1, ddof=1).mean())
     median_ratio = float(np.median(sizes_b1) / (N * 50 / C))
     v_sd, _ = identity_verdict(log_sd, 1.0, rtol=0.2)
@@ -304,7 +304,7 @@ def c20_partitions(ctx: Context, *, a_grid=(0.1, 1.0, 10.0, 100.0), N: int = 100
     gen = ctx.generator("features")
     mean_mis = []
     for a in a_grid:  # one partition per (replicate, a); loops over the 4-point grid only
-        counts = part.partition(N, C, K, a, 1.0, rng, R)
+        counts = partition(N, C, K, a, 1.0, rng, R)
         msg = G.principal_messages(part.client_second_moments(counts, means, noise, gen))
         mis = G.misalignment(msg).cpu().numpy()
         off = ~np.eye(C, dtype=bool)

@@ -43,13 +43,16 @@ def _kind(m) -> str:
     return "perturbed" if m.kind == "perturbed" else "fedprox"
 
 
-def _additive(m, E: int, consts: dict, G2: np.ndarray, lemma: str = "3") -> np.ndarray:
-    """Lemma A3/B3 (or A4/B4) additive term per round t, for G^2 given per round ``[T]``; 1{t >= 1} and
+#: The additive terms of Lemmas A3 and B3 by method family.
+ADDITIVE = {"fedprox": B.A_A3, "perturbed": B.A_B3}
+
+
+def _additive(m, E: int, consts: dict, G2: np.ndarray, additive: dict) -> np.ndarray:
+    """The Lemma A3/B3 additive term per round t, for G^2 given per round ``[T]``; 1{t >= 1} and
     gamma_{t-1} = gamma (constant step)."""
     after = (np.arange(G2.size) >= 1).astype(float)
     vals = {**lemma_values(m, E, MU, L), **consts, "G2": G2, "after0": after}
-    b = {"3": (B.A_B3 if m.kind == "perturbed" else B.A_A3), "4": (B.A_B4 if m.kind == "perturbed" else B.A_A4)}[lemma]
-    return np.broadcast_to(B.evaluate(b, **vals), G2.shape)
+    return np.broadcast_to(B.evaluate(additive[_kind(m)], **vals), G2.shape)
 
 
 def _step_assumptions(methods, lemma: str) -> list[Assumption]:
@@ -73,7 +76,8 @@ C10_CLAIM = Claim(
 
 
 @check("buttaci2024.c10", "Per-round progress stays within Lemma A3/B3 (kappa D_t + A), with its slack", "bound", "holds")
-def c10_per_round_lemma(ctx: Context, *, factors: dict = B.FACTORS, hs=(0.0, 1.0), alphas=(0.0, 1.0),
+def c10_per_round_lemma(ctx: Context, *, factors: dict = B.FACTORS, additive: dict = ADDITIVE, hs=(0.0, 1.0),
+                        alphas=(0.0, 1.0),
                         betas=(0.2, 0.5, 0.9), sigma2: float = 0.09, E: int = 5, T: int = 15) -> Result:
     """Spec C10: SC-Q2 (h in {0, 1}, sigma = 0.3, E = 5, T = 15, R = 300); FedProx alpha in {0, 1} (0: FedAvg), ours
     beta in {0.2, 0.5, 0.9}, theorem steps. For every round: E[D_{t+1} - kappa D_t] <= A_t (Monte Carlo mean +- z SE,
@@ -81,7 +85,6 @@ def c10_per_round_lemma(ctx: Context, *, factors: dict = B.FACTORS, hs=(0.0, 1.0
     R = ctx.reps(300, 1000)
     methods = _sc_methods(E, alphas, betas)
     verdicts, rows, panels = [], [], []
-    fig_rng = ctx.numpy_rng("figure")
     for h in hs:
         prob = sc_q2(ctx.generator("problem"), h=h, noise_var=sigma2)
         cst = prob.constants()
@@ -93,7 +96,7 @@ def c10_per_round_lemma(ctx: Context, *, factors: dict = B.FACTORS, hs=(0.0, 1.0
             Y = run.D[1:, j] - kappa * run.D[:-1, j]  # [T, R]: per replicate D_{t+1} - kappa D_t
             est, se = Y.mean(-1), Y.std(-1, ddof=1) / np.sqrt(R)
             for version, G2 in (("global", np.full(T, run.G2_global[j])), ("round", run.G2_round[:, j])):
-                A = _additive(m, E, consts, G2)
+                A = _additive(m, E, consts, G2, additive)
                 v, info = mc_bound_verdict(est, se, A, family_z(T))
                 verdicts.append(v)
                 slack = (kappa * run.D[:-1, j].mean(-1) + A) / run.D[1:, j].mean(-1)
@@ -101,11 +104,10 @@ def c10_per_round_lemma(ctx: Context, *, factors: dict = B.FACTORS, hs=(0.0, 1.0
                              "min_slack": float(slack.min()), "max_slack": float(slack.max()),
                              "worst_z": info["worst_z"]})
                 if version == "round":
-                    series += [figspec.observed(f"{m.label}: E D_(t+1)", np.arange(1, T + 1), run.D[1:, j].T, rng=fig_rng),
-                               figspec.line(f"{m.label}: kappa E D_t + A (G^2 per round)", np.arange(1, T + 1),
-                                            kappa * run.D[:-1, j].mean(-1) + A, "bound")]
-        panels.append(figspec.panel(f"SC-Q2, h = {h:g}: Lemma A3/B3 round by round", "round t+1",
-                                    r"$\mathbb{E}\|\bar w_{t+1}-w_\star\|^2$", series, xscale="linear"))
+                    series.append(figspec.line(m.label, np.arange(T), slack, "observed"))
+        series.append(figspec.line("lemma's limit (slack 1)", np.arange(T), 1.0, "bound"))
+        panels.append(figspec.panel(f"SC-Q2, h = {h:g}: slack of Lemma A3/B3 per round (G^2 per round)", "round t",
+                                    "(kappa E D_t + A) / E D_(t+1)", series, xscale="linear"))
     assumptions = _step_assumptions(methods, "X3") + [
         Assumption("G^2 along the trajectory (Assumption 3)", True, float(max(r["G2"].max() for r in rows)), "estimate",
                    "max over (t, k, i) of the replicate mean of ||g_i||^2 at the gradient points")]
@@ -233,8 +235,9 @@ C12_CLAIM = Claim(
 
 @check("buttaci2024.c12", "Theorem 1/3 curves (and the proofs' intermediate forms) bound E f - f* at every round", "bound",
        "holds")
-def c12_theorem_curves(ctx: Context, *, theorems: dict | None = None, factors: dict = B.FACTORS, alphas=(0.0, 1.0),
-                       betas=(0.5, 0.9), h: float = 1.0, sigma2: float = 0.09, E: int = 5, T: int = 30) -> Result:
+def c12_theorem_curves(ctx: Context, *, theorems: dict | None = None, factors: dict = B.FACTORS,
+                       additive: dict = ADDITIVE, alphas=(0.0, 1.0), betas=(0.5, 0.9), h: float = 1.0,
+                       sigma2: float = 0.09, E: int = 5, T: int = 30) -> Result:
     """Spec C12 on SC-Q2 (h = 1, sigma^2 = 0.09, E = 5, theorem steps, T = 30): the observed E f(wbar_t) - f* against
     (i) the recursion-level bound, (ii) the paper's form and (iii) eqs. (7)/(8), with measured G^2 (global), exact
     Gamma, S, sigma^2, D_0 and Delta. A curve whose floor exceeds f(wbar_00) - f* is reported as vacuous."""
@@ -254,7 +257,7 @@ def c12_theorem_curves(ctx: Context, *, theorems: dict | None = None, factors: d
     for j, m in enumerate(methods):
         vals = {**lemma_values(m, E, MU, L), **consts, "G2": run.G2_global[j], "after0": 1.0}
         kappa = float(B.factor(_kind(m), "lemma", factors, **vals))
-        A = float(_additive(m, E, consts, np.array([run.G2_global[j], run.G2_global[j]]))[1])
+        A = float(_additive(m, E, consts, np.array([run.G2_global[j], run.G2_global[j]]), additive)[1])
         curves = {"recursion": L / 2 * B.recursion_bound(t, kappa, A, D0),
                   "paper form": L / 2 * B.paper_form_bound(t, kappa, A, D0, m.gamma, MU)}
         b = thm[_kind(m)]
