@@ -23,7 +23,7 @@ import numpy as np
 import sympy as sp
 
 from analytic.bounds import Bound
-from analytic.errors import InputError, require
+from analytic.errors import require
 from analytic.papers import Paper
 
 PAPER = Paper(
@@ -469,12 +469,6 @@ class QuadraticRoundMap:
         return W @ self.fixed_point(), W @ V @ W.T
 
 
-def global_optimum(H, c, p) -> np.ndarray:
-    """w* = (sum p_i H_i)^{-1} sum p_i H_i c_i for quadratic clients."""
-    H, c, p = (np.asarray(x, dtype=float) for x in (H, c, p))
-    return np.linalg.solve(np.einsum("i,ijk->jk", p, H), np.einsum("i,ijk,ik->j", p, H, c))
-
-
 # --------------------------------------------------------------------------------------------------
 # Table 1 bookkeeping (spec 5.2)
 # --------------------------------------------------------------------------------------------------
@@ -523,8 +517,3 @@ def table1_speedups(rounds: dict = TABLE1_ROUNDS, rule=round_half_up) -> dict:
         out[(method, convex)] = {"ratio": ratio, "printed_by_rule": rule(ratio)}
     return out
 
-
-def validate_beta(beta_v: float, name: str = "beta") -> None:
-    """Theorems 3-4 need beta in (0, 1); the algorithm is defined for beta in (0, 1] (beta = 1 is FedAvg)."""
-    if not 0 < beta_v <= 1:
-        raise InputError(name, f"must lie in (0, 1], got {beta_v}")

@@ -100,7 +100,10 @@ def similarity_weights(A: torch.Tensor) -> SimilarityWeights:
     """p_in = A_in / (1^T A 1), p_i = sum_n p_in (Algorithm 1); every client needs a positive degree."""
     if (A < 0).any() or not torch.isfinite(A).all():
         raise InputError("A", "the adjacency must be finite and nonnegative (clip mis first)")
-    P = A / A.sum((-1, -2), keepdim=True)
+    total = A.sum((-1, -2), keepdim=True)
+    if not bool((total > 0).all()):
+        raise InputError("A", "the adjacency has no positive weight")
+    P = A / total
     p = P.sum(-1)
     if (p <= 0).any():
         raise InputError("A", "every client needs a positive degree (a row of A is zero)")

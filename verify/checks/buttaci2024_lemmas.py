@@ -411,12 +411,13 @@ def c14_heterogeneity(ctx: Context, *, floors: dict | None = None, hs=(0.25, 0.5
                           record_grad_sq=True)
     G2 = tr.grad_sq.cpu().numpy().max(axis=(0, 1, 3))  # [K]
     gam1 = base.constants()["Gamma"].value
+    w_star1 = base.w_star()
     Hbar = np.einsum("i,ijk->jk", P.sum(1), H)
     err, bound, gammas = [], [], []
     for j, m in enumerate(methods):
         hh = hs[j // len(methods0)]
         rmap = B.QuadraticRoundMap.build(H, hh * c1, P, gamma=m.gamma, E=E, alpha=m.alpha, beta=m.beta)
-        e = rmap.aggregate @ rmap.fixed_point() - B.global_optimum(H, hh * c1, P.sum(1))
+        e = rmap.aggregate @ rmap.fixed_point() - hh * w_star1  # w* is linear in the centres
         err.append(0.5 * e @ Hbar @ e)
         gammas.append(hh**2 * gam1)
         b = fl[_kind(m)]

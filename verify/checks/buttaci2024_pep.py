@@ -92,7 +92,7 @@ def x01_pep_certification(ctx: Context, *, factors: dict = B.FACTORS, L: float =
                     verdicts.append(v)
                 rows.append({"method": label, "mu_over_L": ratio, "E": E, "gamma": gamma, "worst_case": wc.value,
                              "worst_case_bracket": [wc.lower, wc.upper], "quadratic_rho2": quad, "solver_status": wc.status,
-                             "gram_size": wc.gram_size, "solve_seconds": wc.seconds,
+                             "gram_size": wc.gram_size,
                              **{f"factor_{lvl}": stated[lvl] for lvl in LEVELS},
                              **{f"rounds_ratio_{lvl}": _rounds_ratio(wc.value, stated[lvl]) for lvl in LEVELS}})
     # metamorphic: two clients with a common minimiser have the one-client worst case
@@ -115,7 +115,8 @@ def x01_pep_certification(ctx: Context, *, factors: dict = B.FACTORS, L: float =
     panels = _figure(rows, configs, mu_over_L[0])
     return result_for(
         ctx, X01_CLAIM, verdict,
-        observed={"rows": rows, "two_client_worst_case": two.as_dict(), "smallest_margin_factor_minus_worst": margin,
+        observed={"rows": rows, "two_client_worst_case": {"value": two.value, "bracket": [two.lower, two.upper]},
+                  "smallest_margin_factor_minus_worst": margin,
                   "loose_counts": loose, "certified_speedups": speed},
         predicted={"levels": {lvl: LEVEL_NAMES[lvl] for lvl in LEVELS}, "loose_rounds_ratio": loose_rounds_ratio},
         fit={"worst_case_vs_quadratic": i_quad, "two_clients_vs_one": i_two,
