@@ -119,6 +119,7 @@ def random_adjacency(C: int, generator: torch.Generator, low: float = 0.5, high:
                      dtype=torch.float64, device=None) -> torch.Tensor:
     """[toolkit] A random symmetric adjacency with off-diagonal entries U(low, high) and a zero diagonal
     (spec 6.0, the quadratic suites' graph)."""
+    device = generator.device if device is None else device  # on the generator's device by default
     if C < 2 or not 0 <= low <= high:
         raise InputError("C, low, high", f"need C >= 2 and 0 <= low <= high, got {C}, {low}, {high}")
     U = torch.rand(C, C, generator=generator, dtype=dtype, device=device) * (high - low) + low

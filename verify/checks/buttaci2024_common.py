@@ -13,6 +13,15 @@ from verify.engine import Context
 from verify.problems.buttaci2024_quadratic import QuadraticClients
 
 
+#: buttaci2024's checks compute in float64 whatever the float32 option says: their identities hold to 1e-9..1e-12.
+F64 = torch.float64
+
+
+def f64(ctx: Context, x) -> torch.Tensor:
+    """``x`` as a float64 tensor on the run's device."""
+    return torch.as_tensor(x, dtype=F64, device=ctx.torch_device)
+
+
 def theorem_method(kind: str, L: float, E: int, *, alpha: float = 0.0, beta: float = 1.0) -> MethodSpec:
     """FedAvg, FedProx or the perturbed method at the step of Theorem 1 (1/(2E(L+alpha))) or 3 (1/(2LE))."""
     return MethodSpec(kind, B.theorem_step(kind, L, E, alpha), alpha=alpha, beta=beta)
@@ -39,10 +48,10 @@ class QuadraticRun:
 def run_quadratic(ctx: Context, prob: QuadraticClients, methods, w0, *, T: int, E: int, R: int, stream: str,
                   keep_local: bool = False) -> QuadraticRun:
     """Run ``methods`` on ``prob`` (noise from the named stream, shared by the methods) and measure."""
-    w0 = ctx.tensor(w0)
+    w0 = f64(ctx, w0)
     traj = run_local_rounds(prob.oracle(ctx.generator(stream)), methods, prob.weights, w0, T=T, E=E, R=R,
                             record_grad_sq=True, keep_local=keep_local)
-    w_star = ctx.tensor(prob.w_star())
+    w_star = f64(ctx, prob.w_star())
     D = ((traj.wbar - w_star) ** 2).sum(-1).cpu().numpy()
     gap = (prob.global_loss(traj.wbar) - float(np.max(prob.f_star()))).cpu().numpy()
     per_step = traj.grad_sq.cpu().numpy().max(axis=(1, 3))  # [T, K]: max over steps and clients

@@ -17,7 +17,7 @@ import torch
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import fedavg, fedprox, perturbed, run_local_rounds
-from verify.checks.buttaci2024_common import run_quadratic, theorem_method
+from verify.checks.buttaci2024_common import f64, run_quadratic, theorem_method
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
@@ -61,7 +61,7 @@ def c03_reductions(ctx: Context, *, factors: dict = B.FACTORS, T: int = 12, E: i
     R = ctx.reps(20, 100)
     prob = sc_q2(ctx.generator("problem"), h=h, noise_var=sigma2)
     gamma = B.theorem_step("fedavg", L, E)
-    w0 = ctx.tensor(np.full(prob.dim, 3.0))
+    w0 = f64(ctx, np.full(prob.dim, 3.0))
     runs = {}
     for name, m in (("fedavg", fedavg(gamma)), ("perturbed beta=1", perturbed(gamma, 1.0)),
                     ("fedprox alpha=0", fedprox(gamma, 0.0))):  # separate runs, the same noise stream
@@ -141,8 +141,8 @@ def c05_exact_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 5, 
     for E in Es:
         methods = ([theorem_method("fedavg", L, E)] + [theorem_method("fedprox", L, E, alpha=a) for a in alphas]
                    + [theorem_method("perturbed", L, E, beta=b) for b in betas])
-        tr = run_local_rounds(prob.oracle(None), methods, prob.weights, ctx.tensor(w0), T=rounds, E=E, R=1)
-        err = (tr.wbar[:, :, 0] - ctx.tensor(prob.w_star())).norm(dim=-1).cpu().numpy()  # [T+1, K]
+        tr = run_local_rounds(prob.oracle(None), methods, prob.weights, f64(ctx, w0), T=rounds, E=E, R=1)
+        err = (tr.wbar[:, :, 0] - f64(ctx, prob.w_star())).norm(dim=-1).cpu().numpy()  # [T+1, K]
         ratio = err[1:] / err[:-1]
         for j, m in enumerate(methods):
             kappa = float(B.factor(m.kind, "lemma", factors, mu=float(lam[0]), L=L, gamma=m.gamma, E=E, alpha=m.alpha,
@@ -508,8 +508,8 @@ def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, gamma: float | None = None
     lam, vecs = np.linalg.eigh(H1[0])
     methods = [perturbed(gamma, b) for b in betas]
     w0 = q1.w_star() + vecs[:, -1]
-    tr = run_local_rounds(q1.oracle(None), methods, q1.weights, ctx.tensor(w0), T=rounds, E=E, R=1)
-    err = (tr.wbar[:, :, 0] - ctx.tensor(q1.w_star())).norm(dim=-1).cpu().numpy()
+    tr = run_local_rounds(q1.oracle(None), methods, q1.weights, f64(ctx, w0), T=rounds, E=E, R=1)
+    err = (tr.wbar[:, :, 0] - f64(ctx, q1.w_star())).norm(dim=-1).cpu().numpy()
     observed_ratio = err[1:] / err[:-1]  # [rounds, K]
     r_L = np.array([float(factor(mu=L, beta=b, gamma=gamma, E=E)) for b in betas])  # r_ours(L) = kappa_B3 at mu -> L
     kappa = np.array([float(factor(mu=MU, beta=b, gamma=gamma, E=E)) for b in betas])

@@ -12,6 +12,7 @@ import torch
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import batch_schedule, fedavg, run_local_rounds
+from verify.checks.buttaci2024_common import F64, f64
 from verify.engine import Context
 from verify.fit import combine, exact_zero_verdict, family_z, identity_verdict, mc_identity_verdict
 from verify.problems.buttaci2024_logistic import sc_lr
@@ -49,8 +50,8 @@ def c18_local_steps(ctx: Context, *, steps_rule=paper_steps, E: int = 4, batch_s
     prob = sc_lr(ctx.generator("problem"))
     sizes = prob.sizes.cpu().numpy()
     gen = ctx.generator("shuffles")
-    sched = {"steps": batch_schedule(prob.sizes, E, "steps", gen, R, dtype=ctx.dtype),
-             "epochs": batch_schedule(prob.sizes, E, "epochs", gen, R, batch_size=batch_size, dtype=ctx.dtype)}
+    sched = {"steps": batch_schedule(prob.sizes, E, "steps", gen, R, dtype=F64),
+             "epochs": batch_schedule(prob.sizes, E, "epochs", gen, R, batch_size=batch_size, dtype=F64)}
     valid = prob.mask.cpu().numpy()
     counts, parts = {}, []
     for reading, s in sched.items():
@@ -66,9 +67,9 @@ def c18_local_steps(ctx: Context, *, steps_rule=paper_steps, E: int = 4, batch_s
     lo, hi = np.floor(sizes / E), np.ceil(sizes / E)
     parts.append(exact_zero_verdict(int(np.sum((sizes_a < lo) | (sizes_a > hi))))[0])
     # (ii) unbiasedness at a fixed point
-    w = ctx.tensor(np.zeros((prob.n_clients, prob.dim))) + torch.randn(prob.n_clients, prob.dim,
+    w = f64(ctx, np.zeros((prob.n_clients, prob.dim))) + torch.randn(prob.n_clients, prob.dim,
                                                                          generator=ctx.generator("point"),
-                                                                         dtype=ctx.dtype, device=ctx.torch_device)
+                                                                         dtype=F64, device=ctx.torch_device)
     full = prob.grad(w).cpu().numpy()
     unbiased = {}
     for reading, s in sched.items():
@@ -80,9 +81,9 @@ def c18_local_steps(ctx: Context, *, steps_rule=paper_steps, E: int = 4, batch_s
         parts.append(v)
         unbiased[reading] = {"max_abs_z": info["max_abs_z"], "active_steps_first_replicate": int(act[0].sum())}
     # (iii) reduction: E = 1 and one batch of everything
-    w0 = ctx.tensor(np.zeros(prob.dim))
-    one = {"steps": batch_schedule(prob.sizes, 1, "steps", gen, 2, dtype=ctx.dtype),
-           "epochs": batch_schedule(prob.sizes, 1, "epochs", gen, 2, batch_size=int(sizes.max()), dtype=ctx.dtype)}
+    w0 = f64(ctx, np.zeros(prob.dim))
+    one = {"steps": batch_schedule(prob.sizes, 1, "steps", gen, 2, dtype=F64),
+           "epochs": batch_schedule(prob.sizes, 1, "epochs", gen, 2, batch_size=int(sizes.max()), dtype=F64)}
     outs = {}
     for reading, s in one.items():
         tr = run_local_rounds(lambda x, t, k, s=s: prob.batch_grad(x, s.weights[:, k]), [fedavg(gamma)], prob.weights,

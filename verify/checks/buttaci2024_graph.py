@@ -14,7 +14,7 @@ from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms import similarity_graph as G
 from verify.algorithms.local_methods import Participation, perturbed_point, run_local_rounds
-from verify.checks.buttaci2024_common import theorem_method
+from verify.checks.buttaci2024_common import F64, f64, theorem_method
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
@@ -67,7 +67,7 @@ def c01_similarity_graph(ctx: Context, *, mis_definition=definition_mis, weight_
     fixtures = {"identical": (e[0], e[0]), "opposite": (e[0], -e[0]), "orthogonal": (e[0], e[1])}
     fx = {}
     for name, (a, b) in fixtures.items():
-        m = ctx.tensor(np.stack([a, b, e[2]]))
+        m = f64(ctx, np.stack([a, b, e[2]]))
         mis = G.misalignment(m)
         adj = G.adjacency(mis)
         expected_mis = mis_definition(a, b)
@@ -80,8 +80,8 @@ def c01_similarity_graph(ctx: Context, *, mis_definition=definition_mis, weight_
                                  atol=1e-15)
     v_clip, _ = identity_verdict([fx["identical"]["clipped_pairs"]], [1], rtol=0)
 
-    X = torch.rand(R, C, n, dx, generator=ctx.generator("data"), dtype=ctx.dtype, device=ctx.torch_device)
-    X = X * torch.linspace(0.2, 2.0, dx, dtype=ctx.dtype, device=ctx.torch_device) ** torch.arange(C, dtype=ctx.dtype,
+    X = torch.rand(R, C, n, dx, generator=ctx.generator("data"), dtype=F64, device=ctx.torch_device)
+    X = X * torch.linspace(0.2, 2.0, dx, dtype=F64, device=ctx.torch_device) ** torch.arange(C, dtype=F64,
                                                                                                   device=ctx.torch_device)[:, None, None]
     m, mis, adj, w = G.weights_from_data(X)
     mn, misn = m.cpu().numpy(), mis.cpu().numpy()
@@ -101,7 +101,7 @@ def c01_similarity_graph(ctx: Context, *, mis_definition=definition_mis, weight_
     # the sign an eigensolver returns must not matter: flip half the raw eigenvectors, re-apply the convention
     _, vecs = torch.linalg.eigh(G.second_moments(X))
     raw = vecs[..., -1]
-    flips = torch.where(torch.rand(R, C, generator=ctx.generator("flips"), dtype=ctx.dtype, device=ctx.torch_device) < 0.5,
+    flips = torch.where(torch.rand(R, C, generator=ctx.generator("flips"), dtype=F64, device=ctx.torch_device) < 0.5,
                         -1.0, 1.0).to(raw)
     A_flipped = G.adjacency(G.misalignment(G.canonical_sign(raw * flips[..., None]))).A
     sign_change = float((A_flipped - adj.A).abs().max())
@@ -147,7 +147,7 @@ def c02_perturbed_point(ctx: Context, *, perturbation=perturbed_point, C: int = 
     form is 0 to 1e-12 (relative to the scale of the points), and scipy's minimiser agrees on a few instances."""
     R = ctx.reps(200, 1000)
     g = ctx.generator("instances")
-    kw = {"dtype": ctx.dtype, "device": ctx.torch_device}
+    kw = {"dtype": F64, "device": ctx.torch_device}
     W = 10 * torch.randn(R, C, d, generator=g, **kw)  # w^n_{t-1,E} of every client; client i's own w is W[:, i]
     own = 10 * torch.randn(R, C, d, generator=g, **kw)
     U = torch.rand(R, C, C, generator=g, **kw) * 2.5 + 0.5
@@ -234,11 +234,11 @@ def c04_lemma_m1(ctx: Context, *, identity=lemma_m1, betas=(0.2, 0.5, 0.9), T: i
     prob = sc_q2(ctx.generator("problem"), h=1.0, noise_var=sigma2)
     L = 2.0
     methods = [theorem_method("perturbed", L, E, beta=b) for b in betas]
-    w0 = ctx.tensor(np.full(prob.dim, 3.0))
+    w0 = f64(ctx, np.full(prob.dim, 3.0))
     res = _m1_residual(prob, prob.weights, methods, w0, T=T, E=E, R=R, gen=ctx.generator("noise"), rhs=identity)
     C = prob.n_clients
-    Pa = torch.rand(C, C, generator=ctx.generator("asymmetric"), dtype=ctx.dtype, device=ctx.torch_device)
-    Pa = Pa * (1 - torch.eye(C, dtype=ctx.dtype, device=ctx.torch_device))
+    Pa = torch.rand(C, C, generator=ctx.generator("asymmetric"), dtype=F64, device=ctx.torch_device)
+    Pa = Pa * (1 - torch.eye(C, dtype=F64, device=ctx.torch_device))
     Pa = Pa / Pa.sum()
     asym = G.SimilarityWeights(Pa, Pa.sum(-1))
     res_asym = _m1_residual(prob, asym, methods, w0, T=T, E=E, R=R, gen=ctx.generator("noise"), rhs=identity)

@@ -13,7 +13,7 @@ import numpy as np
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import run_local_rounds
-from verify.checks.buttaci2024_common import lemma_values, run_quadratic, theorem_method
+from verify.checks.buttaci2024_common import f64, lemma_values, run_quadratic, theorem_method
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
@@ -405,9 +405,9 @@ def c14_heterogeneity(ctx: Context, *, floors: dict | None = None, hs=(0.25, 0.5
     methods0 = [theorem_method("fedavg", L, E), theorem_method("fedprox", L, E, alpha=alpha),
                 theorem_method("perturbed", L, E, beta=beta)]
     methods = [m for _ in hs for m in methods0]
-    c = ctx.tensor(np.stack([hh * c1 for hh in hs for _ in methods0]))[:, None]  # [K, 1, C, d]
+    c = f64(ctx, np.stack([hh * c1 for hh in hs for _ in methods0]))[:, None]  # [K, 1, C, d]
     prob = base.with_centres(c)
-    tr = run_local_rounds(prob.oracle(None), methods, prob.weights, ctx.tensor(np.zeros(prob.dim)), T=T, E=E, R=1,
+    tr = run_local_rounds(prob.oracle(None), methods, prob.weights, f64(ctx, np.zeros(prob.dim)), T=T, E=E, R=1,
                           record_grad_sq=True)
     G2 = tr.grad_sq.cpu().numpy().max(axis=(0, 1, 3))  # [K]
     gam1 = base.constants()["Gamma"].value

@@ -12,6 +12,7 @@ from scipy import optimize
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import MethodSpec, run_local_rounds
+from verify.checks.buttaci2024_common import f64
 from verify.engine import Context
 from verify.fit import apply_assumptions, combine, deterministic_verdict, identity_verdict
 from verify.problems.buttaci2024_nonconvex import log_cauchy
@@ -27,7 +28,7 @@ def _nonconvex_method(kind: str, L: float, E: int, T: int, alpha: float = 0.0, b
 
 def _run(ctx: Context, prob, methods, E: int, T: int):
     """Deterministic run from wbar_00 = 0 recording ||grad f(wbar_{t,k})||^2 and ||g_i||^2 at every step."""
-    w0 = ctx.tensor(np.zeros(prob.dim))
+    w0 = f64(ctx, np.zeros(prob.dim))
     tr = run_local_rounds(prob.oracle(), methods, prob.weights, w0, T=T, E=E, R=1, record_grad_sq=True,
                           record_average=True)
     avg = prob.global_grad(tr.wbar_steps[..., 0, :]).square().sum(-1).cpu().numpy()  # [T, E, K]

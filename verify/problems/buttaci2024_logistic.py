@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import torch
 
 from analytic.constants import Constant
-from analytic.errors import require
+from analytic.errors import InputError, require
 from verify.algorithms.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
+from verify.cli_constants import constants_problem
 
 NEWTON_TOL = 1e-10
 
@@ -113,6 +114,7 @@ class LogisticClients:
 def sc_lr(generator: torch.Generator, *, sizes=(30, 45, 60, 24, 36, 50, 40, 28, 33, 55), d: int = 10,
           lam: float = 0.1, h: float = 1.0, dtype=torch.float64, device=None) -> LogisticClients:
     """SC-LR: C = len(sizes) clients, d features, lambda = 0.1 (spec 6.0), feature means shifted by h."""
+    device = generator.device if device is None else device  # on the generator's device by default
     sizes_t = torch.as_tensor(sizes, dtype=torch.int64, device=device)
     C, N = sizes_t.numel(), int(sizes_t.max())
     require(C >= 2 and bool((sizes_t >= 1).all()) and lam > 0 and h >= 0, "sizes, lam, h",
@@ -127,3 +129,16 @@ def sc_lr(generator: torch.Generator, *, sizes=(30, 45, 60, 24, 36, 50, 40, 28, 
     X, y = X * mask[..., None].to(dtype), y * mask.to(dtype)
     weights = similarity_weights(random_adjacency(C, generator, dtype=dtype, device=device))
     return LogisticClients(X, y, sizes_t, lam, weights)
+
+
+def _add_args(p) -> None:
+    p.add_argument("--h", type=float, default=1.0, help="shift of the clients' feature means (default 1)")
+    p.add_argument("--lam", type=float, default=0.1, help="L2 weight lambda (default 0.1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random instance (default 0)")
+
+
+@constants_problem("buttaci2024-logistic", "buttaci2024's SC-LR suite (L2 logistic regression): mu, L, Gamma, S", _add_args)
+def _constants(args) -> list[Constant]:
+    if args.lam <= 0 or args.h < 0:
+        raise InputError("lam" if args.lam <= 0 else "h", "lambda must be > 0 and h >= 0")
+    return list(sc_lr(torch.Generator().manual_seed(int(args.seed)), lam=args.lam, h=args.h).constants().values())

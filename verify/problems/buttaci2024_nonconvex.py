@@ -68,6 +68,7 @@ class LogCauchyClients:
 
 def log_cauchy(generator: torch.Generator, *, d: int = 5, C: int = 4, h: float = 2.0, lam: float = 0.05,
                dtype=torch.float64, device=None) -> LogCauchyClients:
+    device = generator.device if device is None else device  # on the generator's device by default
     require(d >= 1 and C >= 2 and h >= 0 and 0 <= lam < 0.25, "d, C, h, lam",
             f"need d >= 1, C >= 2, h >= 0 and 0 <= lam < 1/4 (nonconvex), got {d}, {C}, {h}, {lam}")
     c = h * torch.randn(C, d, generator=generator, dtype=dtype, device=device)

@@ -63,6 +63,7 @@ def partition(N: int, C: int, K: int, a: float, b: float, rng: np.random.Generat
 
 def class_means(K: int, dx: int, generator: torch.Generator, dtype=torch.float64, device=None) -> torch.Tensor:
     """Class means m_k ~ U[0, 1]^dx, ``[K, dx]``."""
+    device = generator.device if device is None else device  # on the generator's device by default
     return torch.rand(K, dx, generator=generator, dtype=dtype, device=device)
 
 

@@ -131,6 +131,7 @@ def _haar(d: int, generator: torch.Generator, dtype, device) -> torch.Tensor:
 def sc_q1(generator: torch.Generator, *, d: int = 5, C: int = 4, mu: float = 0.5, L: float = 2.0,
           noise_var: float = 0.0, dtype=torch.float64, device=None) -> QuadraticClients:
     """SC-Q1: C identical clients, H with spectrum linspace(mu, L, d), a common random centre (Gamma = 0)."""
+    device = generator.device if device is None else device  # on the generator's device by default
     require(0 < mu <= L and d >= 2 and C >= 2, "mu, L, d, C", "need 0 < mu <= L, d >= 2 and C >= 2")
     Q = _haar(d, generator, dtype, device)
     H = (Q * torch.linspace(mu, L, d, dtype=dtype, device=device)[None, :]) @ Q.T
@@ -143,6 +144,7 @@ def sc_q2(generator: torch.Generator, *, d: int = 4, C: int = 5, mu: float = 0.5
           noise_var: float = 0.0, dtype=torch.float64, device=None) -> QuadraticClients:
     """SC-Q2: heterogeneous H_i (spectrum mu, L and U(mu, L) inside, Haar eigenvectors) and centres
     c_i = h z_i; :meth:`QuadraticClients.with_centres` rescales them (Gamma scales as h^2)."""
+    device = generator.device if device is None else device  # on the generator's device by default
     require(0 < mu <= L and d >= 2 and C >= 2, "mu, L, d, C", "need 0 < mu <= L, d >= 2 and C >= 2")
     if h < 0:
         raise InputError("h", f"must be >= 0, got {h}")
