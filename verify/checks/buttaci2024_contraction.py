@@ -45,7 +45,8 @@ C3_CLAIM = Claim(
     "The perturbed method at beta = 1 and FedProx at alpha = 0 are FedAvg: the same iterates, the same lemma "
     "factor (1 - gamma mu)^E and the same theorem factor 1 - mu/(3L) (Section 5: 'we attain the same contraction "
     "rate when beta = 1 and alpha = 0').",
-    r"\kappa_{B3}|_{\beta=1}=\kappa_{A3}|_{\alpha=0}=(1-\gamma\mu)^E,\quad 1-\tfrac{\mu}{(\beta+2)L}\big|_{\beta=1}=1-\tfrac{\mu}{3(L+\alpha)}\big|_{\alpha=0}",
+    r"\kappa_{B3}|_{\beta=1}=\kappa_{A3}|_{\alpha=0}=(1-\gamma\mu)^E"
+    r",\quad 1-\tfrac{\mu}{(\beta+2)L}\big|_{\beta=1}=1-\tfrac{\mu}{3(L+\alpha)}\big|_{\alpha=0}",
     "buttaci2024, Section 5 (after eq. 9); Appendix A Lemma 3, Appendix B Lemma 3, Theorems 1 and 3",
     "kappa_(B 3)|_(beta=1) = kappa_(A 3)|_(alpha=0) = (1 - gamma mu)^E")
 
@@ -254,7 +255,8 @@ def c06_ordering(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(1e-4, 1e
 C7_CLAIM = Claim(
     "At the theorems' steps, kappa_B3 <= 1 - mu/(beta mu + 2L) <= 1 - mu/((beta+2)L) and kappa_A3 <= 1 - mu/(3 alpha "
     "+ 2L + mu) <= 1 - mu/(3(alpha+L)), and both lemma factors are <= 1 - gamma mu.",
-    r"\kappa_{B3}\le1-\tfrac{\mu}{\beta\mu+2L}\le1-\tfrac{\mu}{(\beta+2)L},\quad \kappa_{A3}\le1-\tfrac{\mu}{3\alpha+2L+\mu}\le1-\tfrac{\mu}{3(\alpha+L)}",
+    r"\kappa_{B3}\le1-\tfrac{\mu}{\beta\mu+2L}\le1-\tfrac{\mu}{(\beta+2)L}"
+    r",\quad \kappa_{A3}\le1-\tfrac{\mu}{3\alpha+2L+\mu}\le1-\tfrac{\mu}{3(\alpha+L)}",
     "buttaci2024, proofs of Theorems 1 and 3 (eqs. 48-50, 181-183); Lemmas A3 and B3",
     "kappa_(B 3) <= 1 - mu/(beta mu + 2L) <= 1 - mu/((beta+2)L); kappa_(A 3) <= 1 - mu/(3 alpha + 2L + mu) <= 1 - mu/(3(alpha+L))")
 

@@ -49,7 +49,8 @@ C1_CLAIM = Claim(
     "Definitions 1-2 and Algorithm 1's setup: mis(i,n) = (1 - m_i^T m_n)/2 = ||m_i - m_n||^2/4 in [0, 1] for unit "
     "messages (the first principal components), A_in = -ln mis(i,n) off the diagonal, p_in = A_in/1^T A 1 symmetric "
     "with sum 1, p_i = sum_n p_in with sum 1.",
-    r"\mathrm{mis}(i,n)=\tfrac{1-m_i^\top m_n}{2}=\tfrac{\|m_i-m_n\|^2}{4},\ A_{in}=-\ln\mathrm{mis}(i,n),\ p_{in}=\tfrac{A_{in}}{\mathbf 1^\top A\mathbf 1}",
+    r"\mathrm{mis}(i,n)=\tfrac{1-m_i^\top m_n}{2}=\tfrac{\|m_i-m_n\|^2}{4}"
+    r",\ A_{in}=-\ln\mathrm{mis}(i,n),\ p_{in}=\tfrac{A_{in}}{\mathbf 1^\top A\mathbf 1}",
     "buttaci2024, Definitions 1-2, Algorithm 1 (setup phase); spec C1, 7 items 12-13",
     "mis(i,n) = (1 - m_i^T m_n)/2 = norm(m_i - m_n)^2/4, A_(i n) = -ln mis(i,n), p_(i n) = A_(i n) / (bb(1)^T A bb(1))")
 

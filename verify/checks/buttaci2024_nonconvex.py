@@ -41,7 +41,8 @@ C15_CLAIM = Claim(
     "Theorems 2 and 4 (nonconvex): with gamma = 1/(2(L+alpha) sqrt(TE)) (FedProx) or 1/(2L sqrt(TE)) (perturbed), "
     "(1/(TE)) sum_t sum_k E||grad f(wbar_{t,k})||^2 is at most the stated bound; Lemmas A4 and B4: every round "
     "satisfies (1/E) sum_k E||grad f(wbar_{t,k})||^2 <= (c/(gamma E)) E[f(wbar_{t,0}) - f(wbar_{t+1,0})] + A (c = 4, 2).",
-    r"\frac1{TE}\sum_{t,k}\mathbb E\|\nabla f(\bar w_{t,k})\|^2\le\text{Thm 2/4},\quad \frac1E\sum_k\mathbb E\|\nabla f(\bar w_{t,k})\|^2\le\frac{c}{\gamma E}\mathbb E[f(\bar w_{t,0})-f(\bar w_{t+1,0})]+A",
+    r"\frac1{TE}\sum_{t,k}\mathbb E\|\nabla f(\bar w_{t,k})\|^2\le\text{Thm 2/4}"
+    r",\quad \frac1E\sum_k\mathbb E\|\nabla f(\bar w_{t,k})\|^2\le\frac{c}{\gamma E}\mathbb E[f(\bar w_{t,0})-f(\bar w_{t+1,0})]+A",
     "buttaci2024, Theorems 2 and 4; Appendix A Lemma 4 (eq. 59), Appendix B Lemma 4 (eq. 192); spec C15",
     "1/(T E) sum_(t,k) EE norm(nabla f(macron(w)_(t,k)))^2 <= \"Thm 2/4\"")
 
@@ -131,7 +132,8 @@ def c15_nonconvex(ctx: Context, *, theorems: dict | None = None, Ts=None, Es=(1,
 C17_CLAIM = Claim(
     "Corollary 1: writing Theorem 4's bound as r(E) = A/sqrt(TE) + B E/T (A = 4 L Delta + S sigma^2/2, B = G^2 A_beta), "
     "E_opt = (A/(2B))^{2/3} T^{1/3} and r(E_opt) = 3 2^{-2/3} A^{2/3} B^{1/3} T^{-2/3}: E = O(T^{1/3}) gives O(T^{-2/3}).",
-    r"E_{\rm opt}=\left(\tfrac{\mathcal A}{2\mathcal B}\right)^{2/3}T^{1/3},\quad r(E_{\rm opt})=3\cdot2^{-2/3}\mathcal A^{2/3}\mathcal B^{1/3}T^{-2/3}",
+    r"E_{\rm opt}=\left(\tfrac{\mathcal A}{2\mathcal B}\right)^{2/3}T^{1/3}"
+    r",\quad r(E_{\rm opt})=3\cdot2^{-2/3}\mathcal A^{2/3}\mathcal B^{1/3}T^{-2/3}",
     "buttaci2024, Corollary 1 and its proof; spec C17",
     "E_\"opt\" = (cal(A)/(2 cal(B)))^(2/3) T^(1/3), r(E_\"opt\") = 3 dot 2^(-2/3) cal(A)^(2/3) cal(B)^(1/3) T^(-2/3)")
 
