@@ -198,7 +198,7 @@ def test_nonconvex_gradient_and_smoothness():
     assert float(second.max()) + prob.lam == pytest.approx(prob.constants()["L"].value)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=seeds, N=st.integers(20, 400), C=st.integers(2, 10), K=st.integers(2, 6), a=st.floats(0, 50),
        b=st.floats(0, 2))
 def test_partitions_keep_their_totals(seed, N, C, K, a, b):

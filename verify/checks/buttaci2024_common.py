@@ -22,6 +22,11 @@ def f64(ctx: Context, x) -> torch.Tensor:
     return torch.as_tensor(x, dtype=F64, device=ctx.torch_device)
 
 
+def says(ok: bool, held: str, failed: str) -> str:
+    """The clause that matches the verdict (an explanation follows the verdict, not the expectation)."""
+    return held if ok else failed
+
+
 def theorem_method(kind: str, L: float, E: int, *, alpha: float = 0.0, beta: float = 1.0) -> MethodSpec:
     """FedAvg, FedProx or the perturbed method at the step of Theorem 1 (1/(2E(L+alpha))) or 3 (1/(2LE))."""
     return MethodSpec(kind, B.theorem_step(kind, L, E, alpha), alpha=alpha, beta=beta)

@@ -17,7 +17,7 @@ import torch
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import fedavg, fedprox, perturbed, run_local_rounds
-from verify.checks.buttaci2024_common import f64, run_quadratic, theorem_method
+from verify.checks.buttaci2024_common import f64, run_quadratic, says, theorem_method
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
@@ -97,9 +97,10 @@ def c03_reductions(ctx: Context, *, factors: dict = B.FACTORS, T: int = 12, E: i
         observed={"max_abs_trajectory_difference": diffs, "factor_identities": {k: i for k, (_, i) in checks.items()},
                   "symbolic_reduction_exact": symbolic, "replicates": R},
         predicted={"floor_thm3_beta1_minus_thm1_alpha0": str(floor_gap)},
-        explanation=(f"Runs of the perturbed method at beta = 1 and of FedProx at alpha = 0 reproduce FedAvg's "
-                     f"iterates exactly (largest difference {max(diffs.values()):.1g} over {T} rounds, {R} replicates). "
-                     f"The lemma and theorem factors reduce to FedAvg's at {points} random parameter points (largest "
+        explanation=(f"Runs of the perturbed method at beta = 1 and of FedProx at alpha = 0 "
+                     f"{says(v_traj.passed, 'reproduce', 'do not reproduce')} FedAvg's iterates exactly (largest difference "
+                     f"{max(diffs.values()):.1g} over {T} rounds, {R} replicates). The lemma and theorem factors "
+                     f"{says(v_factors.passed, 'reduce', 'do not all reduce')} to FedAvg's at {points} random parameter points (largest "
                      f"relative error {max(i['max_rel_error'] for _, i in checks.values()):.1g}) and symbolically "
                      f"({sum(symbolic.values())} of {len(symbolic)} differences simplify to 0)."),
         finding=(f"The floors do not reduce (spec 7 item 4): Theorem 3 at beta = 1 minus Theorem 1 at alpha = 0 is "
@@ -160,10 +161,12 @@ def c05_exact_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 5, 
         observed={"settings": labels, "ratio": observed, "max_rel_error_per_setting": rel, "lambda_min": float(lam[0])},
         predicted={"kappa_lemma": predicted[:, 0], "tolerance": rtol},
         fit={"identity": i_id, "squared_ratio_below_kappa": i_sq},
-        explanation=(f"For all {len(labels)} settings (three E, six methods) the observed per-round ratio equals "
-                     f"kappa(lambda_min) to a relative {i_id['max_rel_error']:.1e} (tolerance {rtol:g}). The squared "
-                     "ratio, which is what Lemmas A3/B3 bound, is therefore kappa^2 <= kappa: the lemmas hold here with a "
-                     "factor kappa to spare per round."),
+        explanation=(f"Over {len(labels)} settings (three E, six methods) the observed per-round ratio "
+                     f"{says(v_id.passed, 'equals', 'departs from')} kappa(lambda_min): largest relative difference "
+                     f"{i_id['max_rel_error']:.1e} (tolerance {rtol:g}). "
+                     + says(v_sq.passed, "The squared ratio, which is what Lemmas A3/B3 bound, is therefore kappa^2 <= kappa: "
+                                         "the lemmas hold here with a factor kappa to spare per round.",
+                            f"The squared ratio exceeds the factor in {i_sq['violations']} settings.")),
         figure=figspec.figure(
             figspec.panel("Observed per-round error ratio vs kappa(lambda_min) (SC-Q1)", "kappa(lambda_min) (lemma)",
                           "observed ratio", [figspec.line("observed (each method and E)", predicted[:, 0], observed[:, 0],
@@ -237,9 +240,10 @@ def c06_ordering(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(1e-4, 1e
                   "leading_order_gap_ratio_beta_0.5": lead_ratio},
         predicted={"leading_order_gap": "(E-1)(1-beta) mu^2/(8 L^2 E) at gamma = 1/(2LE)"},
         fit={"ours_below_fedavg": i_low, "fedavg_below_fedprox": i_high},
-        explanation=(f"On all {ge2.sum() * (len(betas) + len(alphas))} grid points with E >= 2 the order holds strictly "
-                     f"(smallest gaps {gap_low[ge2].min():.2e} and {gap_high[ge2].min():.2e}) and is monotone in beta and "
-                     f"alpha; at E = 1 kappa_ours equals kappa_FedAvg = 1 - gamma mu to {i_e1['max_abs_error']:.1e}. "
+        explanation=(f"On the {ge2.sum() * (len(betas) + len(alphas))} grid points with E >= 2 the order "
+                     f"{says(verdict.passed, 'holds strictly and is monotone in beta and alpha', 'fails somewhere')} "
+                     f"(smallest gaps {gap_low[ge2].min():.2e} and {gap_high[ge2].min():.2e}); at E = 1 kappa_ours and "
+                     f"kappa_FedAvg differ from 1 - gamma mu by at most {i_e1['max_abs_error']:.1e}. "
                      f"The advantage is tiny when mu << L: at mu/L = 1e-4 the gap is {gap_low[0, -1, 1]:.1e} even at E = 100."),
         finding=(f"The lemma-level advantage of the perturbed method over FedAvg is of order mu^2/L^2 and vanishes at "
                  f"E = 1 (spec 7 item 5): at gamma = 1/(2LE) the gap kappa_avg - kappa_ours divided by (E-1)(1-beta) "
@@ -297,7 +301,8 @@ def c07_relaxation_chain(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(
                   "grid_points": int(m.size + m2.size)},
         predicted={"chain": "lemma <= theorem before mu <= L <= theorem <= 1 - gamma mu (lemma)"},
         fit={k: i for k, (_, i) in parts.items()},
-        explanation=(f"Every link of both chains holds at all {m.size + m2.size} grid points; the largest ratio of a "
+        explanation=(f"{says(verdict.passed, 'Every link of both chains holds', 'Some link of the chains fails')} on the "
+                     f"{m.size + m2.size} grid points ({sum(i['violations'] for _, i in parts.values())} failures); the largest ratio of a "
                      f"factor to the next one is {max(v for v in slack.values() if v is not None):.6f} (1 at mu = L, "
                      f"where the relaxation mu <= L is an equality). At mu/L = {x[0]:g}, E = {Es[jE]}, the theorem factor keeps "
                      f"{shrink_ours:.3f} (ours, beta = {betas[jb]:g}) and {shrink_prox:.3f} (FedProx, alpha = {alphas[ja]:g}) "
@@ -468,8 +473,9 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
         observed={"rows": rows, "speedup": speed, "replicates": R, "ordering": i_order},
         predicted={"speedup_predictions": {"theorem": s5["theorem"], "tight": s5["tight"], "lemma": s5["lemma"]}},
         fit={"fitted_rates": fitted},
-        explanation=(f"For every E and method rho(M)^2 <= kappa_lemma <= theorem factors, the stochastic runs' fitted rate "
-                     f"is below kappa_lemma, and the exact rates order ours <= FedAvg <= FedProx. At E = {s5['E']} the observed "
+        explanation=(f"rho(M)^2 <= kappa_lemma <= theorem factors {says(combine(v_exact).passed, 'for every E and method', 'fails somewhere')}, "
+                     f"the stochastic runs' fitted rate is {says(combine(v_rate).passed, 'below', 'not always below')} kappa_lemma, "
+                     f"and the exact rates {says(v_order.passed, 'order', 'do not order')} ours <= FedAvg <= FedProx. At E = {s5['E']} the observed "
                      f"speedup of ours over FedAvg (log-rate ratio) is {s5['observed_exact']:.3f} (exact) and "
                      f"{s5['observed_fitted']:.3f} (fitted), against the predictions {s5['theorem']:.3f} (theorem), "
                      f"{s5['tight']:.3f} (before mu <= L) and {s5['lemma']:.3f} (lemma). The fitted rates lie below rho(M)^2 "

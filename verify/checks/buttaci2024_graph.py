@@ -14,7 +14,7 @@ from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms import similarity_graph as G
 from verify.algorithms.local_methods import Participation, perturbed_point, run_local_rounds
-from verify.checks.buttaci2024_common import F64, f64, theorem_method
+from verify.checks.buttaci2024_common import F64, f64, says, theorem_method
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
@@ -117,7 +117,8 @@ def c01_similarity_graph(ctx: Context, *, mis_definition=definition_mis, weight_
                   "max_structure_error": i_struct["max_abs_error"], "A_change_under_sign_flips": sign_change,
                   "A_change_without_sign_convention": without, "instances": R, "clients": C},
         predicted={"orthogonal_A": math.log(2), "clip_floor": G.MIS_FLOOR},
-        explanation=(f"The fixtures give A = {fx['orthogonal']['A']:.6f} (ln 2) for orthogonal, {abs(fx['opposite']['A']):g} for "
+        explanation=(f"{says(verdict.passed, 'The graph follows Definitions 1-2.', 'The graph departs from Definitions 1-2.')} "
+                     f"The fixtures give A = {fx['orthogonal']['A']:.6f} (ln 2 = 0.693147) for orthogonal, {abs(fx['opposite']['A']):g} for "
                      f"opposite and {fx['identical']['A']:.2f} (= -ln 1e-12, one pair clipped) for identical messages. On "
                      f"{R} random instances both forms of Definition 1 agree to {i_mis['max_abs_error']:.1e}, A follows "
                      f"Definition 2 to {i_A['max_rel_error']:.1e}, and P is symmetric with the stated sums to "
@@ -185,9 +186,10 @@ def c02_perturbed_point(ctx: Context, *, perturbation=perturbed_point, C: int = 
                   "instances": R},
         predicted={"gradient": 0.0, "tolerance": tol},
         explanation=(f"Over {R} random instances (C = {C}, d = {d}, beta in (0.01, 0.99)) the gradient of eq. (4) at "
-                     f"beta w + (1-beta) u is at most {rel_grad:.1e} of the points' scale, and BFGS finds the same "
-                     f"minimiser to {i_num['max_abs_error']:.1e} on {len(xs)} instances. Eq. (5) is eq. (4)'s minimiser "
-                     "because sum_n p_in = p_i."),
+                     f"the closed form is at most {rel_grad:.1e} of the points' scale (tolerance {tol:g}), and it lies "
+                     f"{i_num['max_abs_error']:.1e} from BFGS's minimiser on {len(xs)} instances. "
+                     + says(verdict.passed, "Eq. (5) is eq. (4)'s minimiser because sum_n p_in = p_i.",
+                            "The closed form is not eq. (4)'s minimiser.")),
         figure=figspec.figure(figspec.panel(
             "Gradient of eq. (4) at the closed form (relative to the scale)", "instance", "max |gradient| / scale",
             [figspec.line("closed form", np.arange(1, R + 1), np.maximum(per_instance, 1e-18), "observed"),
@@ -259,8 +261,8 @@ def c04_lemma_m1(ctx: Context, *, identity=lemma_m1, betas=(0.2, 0.5, 0.9), T: i
                   "relative_residual_partial_participation": res_part, "replicates": R},
         predicted={"residual": 0.0, "tolerance": tol},
         fit=info,
-        explanation=(f"Under full participation with the symmetric graph weights the identity holds at every (t, k) to a "
-                     f"relative {res:.1e} (tolerance {tol:g}). It fails, as the proof's hypotheses say it must, with an "
+        explanation=(f"Under full participation with the symmetric graph weights the identity "
+                     f"{says(v.passed, 'holds at every (t, k)', 'fails')}: relative residual {res:.1e} (tolerance {tol:g}). It fails, as the proof's hypotheses say it must, with an "
                      f"asymmetric row-stochastic P ({res_asym:.1e}) and with 3 of 5 clients participating ({res_part:.1e})."),
         assumptions=assumptions,
         figure=figspec.figure(figspec.panel(
@@ -326,9 +328,10 @@ def c20_partitions(ctx: Context, *, partition=part.partition, a_grid=(0.1, 1.0, 
         predicted={"balanced_count": N / (C * K), "equal_size": N / C, "log_size_sd": 1.0,
                    "median_size_over_N_over_C_at_b1": math.exp(-0.5),
                    "parametrization": "[toolkit] log-size ~ N(ln(N/C), b^2) scaled to sum N; a = 0 is Dir's limit 1/K"},
-        explanation=(f"With a = 0 every client holds exactly {N // (C * K)} samples of each class and with b = 0 exactly "
-                     f"{N // C} samples; at b = 1 the log-sizes have standard deviation {log_sd:.2f} and median "
-                     f"{median_ratio:.2f} N/C. The mean misalignment rises from {Y.mean(0)[0]:.3g} at a = {a_grid[0]:g} to "
+        explanation=(f"{says(verdict.passed, 'The generator behaves as Appendix C.1 and Fig. 6 describe.', 'The generator departs from Appendix C.1 or Fig. 6.')} "
+                     f"With a = 0 the class counts deviate from {N // (C * K)} by at most {i_bal['max_abs_error']:g} and with "
+                     f"b = 0 the sizes range from {sizes_b0.min()} to {sizes_b0.max()} (N/C = {N // C}); at b = 1 the log-sizes have standard deviation {log_sd:.2f} and median "
+                     f"{median_ratio:.2f} N/C. The mean misalignment {says(v_trend.passed, 'rises', 'does not rise')} from {Y.mean(0)[0]:.3g} at a = {a_grid[0]:g} to "
                      f"{Y.mean(0)[-1]:.3g} at a = {a_grid[-1]:g} (log-log slope {i_trend['mean'][0]:.3f}, 95% CI "
                      f"{i_trend['ci_lo'][0]:.3f} to {i_trend['ci_hi'][0]:.3f}), the trend of Fig. 6; the mean nonzero "
                      f"Laplacian eigenvalue goes from {spectra[0]:.3g} to {spectra[-1]:.3g} (Fig. 7's shift, reported)."),

@@ -13,7 +13,7 @@ import numpy as np
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import run_local_rounds
-from verify.checks.buttaci2024_common import f64, lemma_values, run_quadratic, theorem_method
+from verify.checks.buttaci2024_common import f64, lemma_values, run_quadratic, says, theorem_method
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
@@ -118,10 +118,10 @@ def c10_per_round_lemma(ctx: Context, *, factors: dict = B.FACTORS, additive: di
         observed={"rows": [{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in r.items()} for r in rows],
                   "replicates": R},
         predicted={"sigma2": sigma2, "E": E, "T": T},
-        explanation=(f"In all {len(rows)} (h, method, G^2 version) settings every round stays within kappa E D_t + A. The "
-                     f"bound is loose: the smallest slack (kappa E D_t + A)/E D_(t+1) is {tight['min_slack']:.1f} "
+        explanation=(f"{says(verdict.passed, f'In all {len(rows)} (h, method, G^2 version) settings every round stays within kappa E D_t + A.', 'Some round exceeds kappa E D_t + A beyond the Monte Carlo interval.')} "
+                     f"The smallest slack (kappa E D_t + A)/E D_(t+1) is {tight['min_slack']:.1f} "
                      f"({tight['method']}, h = {tight['h']:g}, G^2 {tight['G2_version']}), because A's G^2 terms "
-                     "dwarf the distance once the first rounds are over."),
+                     "dominate the distance once the first rounds are over."),
         assumptions=assumptions,
         figure=figspec.figure(*panels),
     )
@@ -207,8 +207,8 @@ def c11_deviation_lemmas(ctx: Context, *, lemmas: dict | None = None, alphas=(0.
         ctx, C11_CLAIM, verdict,
         observed={"per_lemma": results, "replicates": R},
         predicted={"G2_version": "per round (rounds t and t-1)", "rounding_allowance": rounding},
-        explanation=(f"All {len(results)} (method, lemma) families hold at every (t, k, i) of the {R} replicates' "
-                     f"empirical distribution; the closest is {worst[0]}, whose mean reaches "
+        explanation=(f"{sum(r['violations'] == 0 for r in results.values())} of {len(results)} (method, lemma) families "
+                     f"hold at every (t, k, i) of the {R} replicates' empirical distribution; the closest is {worst[0]}, whose mean reaches "
                      f"{worst[1]['max_mean_over_bound']:.3f} of its bound (k = 1 with the largest gradient is an equality "
                      "case). The E-forms as stated are looser than the k-forms the proofs give."),
         assumptions=assumptions,
@@ -287,7 +287,7 @@ def c12_theorem_curves(ctx: Context, *, theorems: dict | None = None, factors: d
         ctx, C12_CLAIM, verdict,
         observed={"rows": rows, "vacuous": vacuous, "replicates": R},
         predicted={"E": E, "T": T, "sigma2": sigma2},
-        explanation=(f"For every method all three curves stay above the observed E f - f* at every round. {len(vacuous)} of "
+        explanation=(f"{says(verdict.passed, 'For every method all three curves stay above the observed E f - f* at every round.', 'Some curve falls below the observed E f - f*.')} {len(vacuous)} of "
                      f"{3 * len(rows)} curves are vacuous (their floor exceeds f(wbar_00) - f* = {Delta:.3g}): the G^2 terms "
                      f"make the floors {min(r['theorem_floor'] for r in rows):.3g} to {max(r['theorem_floor'] for r in rows):.3g} "
                      "for the theorems."),
@@ -361,8 +361,8 @@ def c13_floor_scaling(ctx: Context, *, floor=B.FLOOR_3, betas=tuple(np.round(np.
         predicted={"theorem3_floor": bound, "bound_exponent_in_beta_small": bound_slope,
                    "floor_difference_asymptotic": "16 E^2 G^2 (1 - 1/beta)^2 / mu"},
         fit={"floor": info},
-        explanation=(f"For every beta the exact stationary E f - f* lies below Theorem 3's floor (at most "
-                     f"{info['worst_ratio']:.1e} of it). Over beta <= {small_beta:g} the observed floor scales like beta^"
+        explanation=(f"The exact stationary E f - f* {says(v.passed, 'lies below', 'exceeds')} Theorem 3's floor "
+                     f"{says(v.passed, 'for every beta', 'for some beta')} (at most {info['worst_ratio']:.1e} of it). Over beta <= {small_beta:g} the observed floor scales like beta^"
                      f"{slope:.2f}, against the bound's beta^{bound_slope:.2f}; the smallest floor is at beta = "
                      f"{betas_a[best]:g} ({gap[best]:.3g}, FedAvg: {fedavg:.3g})."),
         assumptions=assumptions,
@@ -454,8 +454,8 @@ def c14_heterogeneity(ctx: Context, *, floors: dict | None = None, hs=(0.25, 0.5
         observed={"Gamma": gammas, "error": err, "slopes": slopes, "coefficients": coef, "G2": G2},
         predicted={"floor": bound, "slope": 1.0, "tolerance": tol},
         fit={"floor": i_floor},
-        explanation=(f"The constant-step error stays below the floors at every Gamma (at most {i_floor['worst_ratio']:.1e} of "
-                     f"them) and grows with log-log slope {', '.join(f'{v:.3f}' for v in slopes.values())} in Gamma: "
+        explanation=(f"The constant-step error {says(v_floor.passed, 'stays below the floors at every Gamma', 'exceeds a floor')} "
+                     f"(at most {i_floor['worst_ratio']:.1e} of them) and grows with log-log slope {', '.join(f'{v:.3f}' for v in slopes.values())} in Gamma: "
                      "exactly linear, since with sigma = 0 the bias is proportional to h. Its coefficient per unit of Gamma is "
                      + ", ".join(f"{k} {v['observed_d_floor_d_Gamma']:.3g} (theorem's Gamma term {v['theorem_Gamma_coefficient']:.3g})"
                                  for k, v in coef.items()) + "."),

@@ -22,6 +22,7 @@ import numpy as np
 from analytic import pep
 from analytic.papers import buttaci2024 as B
 from verify import figspec
+from verify.checks.buttaci2024_common import says
 from verify.engine import Context
 from verify.fit import apply_assumptions, bracket_verdict, combine, identity_verdict
 from verify.problems.buttaci2024_quadratic import sc_q1
@@ -122,8 +123,8 @@ def x01_pep_certification(ctx: Context, *, factors: dict = B.FACTORS, L: float =
         fit={"worst_case_vs_quadratic": i_quad, "two_clients_vs_one": i_two,
              "rounds_ratio_range": {lvl: [float(np.nanmin(ratios[lvl])), float(np.nanmax(ratios[lvl]))] for lvl in LEVELS}},
         explanation=(
-            f"In all {len(rows)} settings the certified worst case lies below every stated factor (smallest margin "
-            f"{margin:.3g}), so the factors hold; the worst case equals rho(M)^2 of identical quadratic clients to "
+            f"In {says(verdict.passed, 'all', 'not all')} {len(rows)} settings the certified worst case lies below every "
+            f"stated factor (smallest margin {margin:.3g}); the worst case equals rho(M)^2 of identical quadratic clients to "
             f"{i_quad['max_rel_error']:.1e}, i.e. quadratics are the worst clients. The factors are loose ({loose['lemma']}, "
             f"{loose['tight']} and {loose['theorem']} of {len(rows)} need at least {loose_rounds_ratio:g} times the rounds of "
             f"the worst case): the lemma factors {np.nanmin(ratios['lemma']):.2f} to {np.nanmax(ratios['lemma']):.2f} times, "
@@ -221,8 +222,9 @@ def x02_pep_lemma_b3_step(ctx: Context, *, factor=B.KAPPA_B3, L: float = 1.0, mu
         explanation=(
             f"At gamma = 1/(2L), E = {E}, mu/L = {mu_over_L:g} the certified worst case exceeds kappa_B3 for "
             f"{len(broken)} of {len(rows)} values of beta; at beta = {worst['beta']:g} it is {worst['worst_case']:.3f} "
-            f"against kappa_B3 = {worst['kappa_B3']:.3f}, so the round can expand the error. FedAvg at the same step stays "
-            f"within its kappa ({avg.value:.3f} <= {kappa_avg:.3f})."),
+            f"against kappa_B3 = {worst['kappa_B3']:.3f}, so the round can expand the error. FedAvg at the same step "
+            f"{says(v_avg.passed, 'stays within', 'exceeds')} "
+            f"its kappa ({avg.value:.3f} against {kappa_avg:.3f})."),
         assumptions=assumptions,
         finding=(
             f"Lemma B3's step condition gamma <= min{{1/(2L), 1/(beta mu)}} does not make kappa_B3 a contraction factor: "

@@ -43,10 +43,12 @@ def client_sizes(N: int, C: int, b: float, rng: np.random.Generator, R: int = 1)
 
 
 def class_proportions(C: int, K: int, a: float, rng: np.random.Generator, R: int = 1) -> np.ndarray:
-    """Proportions [R, C, K]: Dir((1/a) 1_K) per client; a = 0: exactly 1/K (the limit a -> 0)."""
+    """Proportions [R, C, K]: Dir((1/a) 1_K) per client; a = 0: exactly 1/K (the limit a -> 0). Below
+    a = 1e-12 the draw is the limit too: the Dirichlet is then within about sqrt(a) of it, and its concentration
+    1/a overflows numpy's sampler."""
     require(C >= 1 and K >= 1, "C, K", f"need C, K >= 1, got {C}, {K}")
-    require(a >= 0, "a", f"must be >= 0, got {a}")
-    if a == 0:
+    require(a >= 0 and np.isfinite(a), "a", f"must be finite and >= 0, got {a}")
+    if a < 1e-12:
         return np.full((R, C, K), 1.0 / K)
     return rng.dirichlet(np.full(K, 1.0 / a), size=(R, C))
 
