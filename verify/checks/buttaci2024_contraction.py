@@ -387,7 +387,7 @@ C9_CLAIM = Claim(
     "ours <= FedAvg <= FedProx.",
     r"\rho(M)^2\le\kappa_{\rm lemma}\le\kappa_{\rm thm},\qquad \rho_{\rm ours}\le\rho_{\rm avg}\le\rho_{\rm prox}",
     "buttaci2024, Lemmas A3/B3, Theorems 1/3, eq. (9) (and Figs. 8-9: 'consistently improves over FedAvg'); spec C9",
-    "rho(M)^2 <= kappa_lemma <= kappa_thm; rho_ours <= rho_avg <= rho_prox")
+    "rho(M)^2 <= kappa_\"lemma\" <= kappa_\"thm\"; rho_\"ours\" <= rho_\"avg\" <= rho_\"prox\"")
 
 
 @check("buttaci2024.c09", "Observed per-round contraction vs lemma and theorem factors for the three methods (SC-Q2)",

@@ -35,7 +35,7 @@ C18_CLAIM = Claim(
     "steps, every sample E times). Both readings give unbiased steps, and they coincide when E = 1 and B >= N_i.",
     r"\#\text{steps}=E\ \text{(Alg. 1)}\quad\text{vs}\quad E\lceil N_i/B\rceil\ \text{(experiments)}",
     "buttaci2024, Algorithm 1; Section 6 (experimental setup, Table 2); spec C18 and 7 item 14",
-    "\"steps\" = E (Alg. 1) vs E ceil(N_i/B) (experiments)")
+    "\"steps\" = E \" (Algorithm 1) vs \" E ceil(N_i/B) \" (experiments)\"")
 
 
 @check("buttaci2024.c18", "Both readings of E: E disjoint mini-batches (Algorithm 1) vs E epochs of ceil(N_i/B) steps",

@@ -52,7 +52,8 @@ C1_CLAIM = Claim(
     r"\mathrm{mis}(i,n)=\tfrac{1-m_i^\top m_n}{2}=\tfrac{\|m_i-m_n\|^2}{4}"
     r",\ A_{in}=-\ln\mathrm{mis}(i,n),\ p_{in}=\tfrac{A_{in}}{\mathbf 1^\top A\mathbf 1}",
     "buttaci2024, Definitions 1-2, Algorithm 1 (setup phase); spec C1, 7 items 12-13",
-    "mis(i,n) = (1 - m_i^T m_n)/2 = norm(m_i - m_n)^2/4, A_(i n) = -ln mis(i,n), p_(i n) = A_(i n) / (bb(1)^T A bb(1))")
+    "\"mis\"(i,n) = (1 - m_i^T m_n)/2 = norm(m_i - m_n)^2/4, A_(i n) = -ln \"mis\"(i,n), "
+    "p_(i n) = A_(i n) / (bb(1)^T A bb(1))")
 
 
 @check("buttaci2024.c01", "The similarity graph follows Definitions 1-2 (fixtures, random data, sign convention)",
@@ -281,7 +282,7 @@ C20_CLAIM = Claim(
     "graph rises with the class imbalance a (Fig. 6).",
     r"q_i\sim\mathrm{Dir}(\tfrac1a\mathbf 1_K),\ \ln N_i\sim\mathcal N(\ln\tfrac NC,b^2);\ \ \tfrac{d}{d\log a}\,\overline{\mathrm{mis}}>0",
     "buttaci2024, Appendix C.1 and Fig. 6; spec C20 and 7 item 15",
-    "q_i ~ Dir(1/a bb(1)_K), ln N_i ~ cal(N)(ln N/C, b^2); overline(mis) increasing in a")
+    "q_i tilde \"Dir\"(1/a bb(1)_K), ln N_i tilde cal(N)(ln N/C, b^2); overline(\"mis\") \" increasing in \" a")
 
 
 @check("buttaci2024.c20", "Partitions: a = 0 balanced, b = 0 equal sizes, misalignment rises with a (Fig. 6)",

@@ -390,7 +390,7 @@ C14_CLAIM = Claim(
     "bound the constant-step error for every Gamma.",
     r"\text{floor}=\tfrac{3L\Gamma}{2\mu}\cdot\tfrac{L}{L_\alpha}+\ldots\ (\text{Thm 1}),\quad \tfrac{3L\Gamma}{2\mu}+\ldots\ (\text{Thm 3})",
     "buttaci2024, Theorems 1 and 3, eqs. (7)-(8); spec C14",
-    "\"floor\" = (3 L Gamma)/(2 mu) L/L_alpha + ... (Thm 1), (3 L Gamma)/(2 mu) + ... (Thm 3)")
+    "\"floor\" = (3 L Gamma)/(2 mu) L/L_alpha + ... \"(Thm 1)\", quad (3 L Gamma)/(2 mu) + ... \"(Thm 3)\"")
 
 
 @check("buttaci2024.c14", "The floors bound the heterogeneity-driven error, which grows linearly in Gamma", "bound",
