@@ -426,3 +426,22 @@ def proportion_verdict(k: int, n: int, threshold: float, side: Side = "lower",
     p, lo, hi = proportion_ci(k, n, level)
     return interval_verdict(lo, hi, threshold, side), {"rate": p, "ci": [lo, hi], "k": int(k), "n": int(n),
                                                        "threshold": threshold, "side": side, "level": level}
+
+
+def bracket_verdict(lower, upper, bound, side: Side = "upper") -> tuple[Verdict, dict]:
+    """'q <= bound' (side upper; lower: 'q >= bound') for quantities known only to lie in certified
+    brackets [lower, upper]: the two values of a semidefinite program (primal: a feasible instance,
+    dual: a certificate), interval arithmetic. The interval rule with the bracket as the interval, point by
+    point: holds when every bracket lies on the claim's side, violated when one lies wholly on the wrong
+    side, inconclusive otherwise (a bracket that straddles the bound: the solver cannot tell)."""
+    lo, hi, b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (lower, upper, bound)))
+    if np.any(lo > hi):
+        raise ValueError("bracket_verdict: every lower end must be <= its upper end")
+    parts = [interval_verdict(l, h, t, side) for l, h, t in zip(lo.ravel(), hi.ravel(), b.ravel())]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(b != 0, (hi if side == "upper" else lo) / np.where(b != 0, b, 1.0), np.nan)
+    return combine(parts), {"side": side, "count": int(lo.size),
+                            "violations": int(sum(v == Verdict.VIOLATED for v in parts)),
+                            "undecided": int(sum(v == Verdict.INCONCLUSIVE for v in parts)),
+                            "worst_ratio": float(np.nanmax(ratio) if side == "upper" else np.nanmin(ratio))
+                            if np.any(np.isfinite(ratio)) else None}
