@@ -12,11 +12,14 @@ expression (its slopes) is checkable, not its level, unless a constant is fitted
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import sympy as sp
+
+from analytic.errors import InputError
 
 BoundKind = Literal["upper", "lower", "tight", "exact"]
 
@@ -49,13 +52,15 @@ class Bound:
     def _values(self, values: dict) -> list:
         missing = [s.name for s in self.symbols if s.name not in values]
         if missing:
-            raise KeyError(f"{self.name}: missing values for {missing}")
+            raise InputError("values", f"{self.name} needs values for {missing}")
         return [np.asarray(values[s.name], dtype=float) for s in self.symbols]
 
     def __call__(self, **values) -> np.ndarray | float:
-        """Evaluate numerically; array arguments broadcast."""
-        f = sp.lambdify(self.symbols, self.expr, "numpy")
-        return np.asarray(f(*self._values(values)), dtype=float) if self.symbols else float(self.expr)
+        """Evaluate numerically; array arguments broadcast; values of symbols the bound does not use are
+        ignored. The expression is compiled once per Bound (a Bound is immutable, so it cannot go stale)."""
+        if not self.symbols:
+            return float(self.expr)
+        return np.asarray(_compiled(self)(*self._values(values)), dtype=float)
 
     def local_slope(self, param: str, **values) -> np.ndarray:
         """d log(bound) / d log(param), evaluated (not guessed) at the given values.
@@ -79,3 +84,9 @@ class Bound:
     def scaled(self, c: float, name: str | None = None) -> "Bound":
         """The same bound with an explicit constant c in front (for fitted or stated constants)."""
         return Bound(name or f"{c:g}·{self.name}", c * self.expr, self.kind, self.statement, self.source, False, self.typst)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(bound: Bound):
+    """The numpy function of a Bound's expression (sympy's lambdify costs milliseconds per call)."""
+    return sp.lambdify(bound.symbols, bound.expr, "numpy")

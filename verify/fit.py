@@ -362,7 +362,7 @@ def mc_bound_verdict(estimate, se, bound, z: float, side: Side | None = None, *,
     est, se = np.asarray(estimate, dtype=float), np.asarray(se, dtype=float)
     est, se, b = np.broadcast_arrays(est, se, b)
     verdict = combine(interval_verdict(e - z * s, e + z * s, t, side) for e, s, t in zip(est.ravel(), se.ravel(), b.ravel()))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # an exact point has SE 0: |z| = inf
         zs = (est - b) / np.maximum(se, np.finfo(float).tiny)
     return verdict, {"z": z, "side": side, "worst_z": float(np.nanmax(zs) if side == "upper" else np.nanmin(zs)),
                      "count": int(est.size)}

@@ -15,7 +15,6 @@ perturbed method); the main text's Lemma 1 is M1. Everything here is theory: sym
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -60,21 +59,6 @@ after0 = sp.Symbol("after0", nonnegative=True)  # the indicator 1{t >= 1} of Lem
 L_alpha = L + alpha
 #: A_beta = 4 + (1 - beta)^2 + 8 (1 - 1/beta)^2 (the paper's "A" of Theorem 3, renamed: A is the adjacency).
 A_BETA = 4 + (1 - beta) ** 2 + 8 * (1 - 1 / beta) ** 2
-
-
-@functools.lru_cache(maxsize=None)
-def _lambdified(bound: Bound):
-    return sp.lambdify(bound.symbols, bound.expr, "numpy")
-
-
-def evaluate(bound: Bound, **values) -> np.ndarray:
-    """``bound(**values)`` with the lambdified expression kept per Bound (a Bound is immutable, so the function
-    cannot go stale; ``Bound.__call__`` lambdifies on every call, which dominates tight loops). Values of
-    symbols the bound does not use are ignored."""
-    missing = [s.name for s in bound.symbols if s.name not in values]
-    require(not missing, "values", f"{bound.name} needs values for {missing}")
-    out = _lambdified(bound)(*[np.asarray(values[s.name], dtype=float) for s in bound.symbols])
-    return np.asarray(out, dtype=float)
 
 
 def _bound(name, expr, kind, statement, source, typst, hidden_constant=False) -> Bound:
@@ -142,7 +126,7 @@ def factor(method: str, level: str, factors: dict | None = None, **values) -> np
     symbols a factor does not use are ignored (FedAvg's factors have no alpha or beta)."""
     table = FACTORS if factors is None else factors
     require((method, level) in table, "method, level", f"unknown factor ({method!r}, {level!r})")
-    return evaluate(table[(method, level)], **values)
+    return table[(method, level)](**values)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import sympy as sp
 
 from analytic.asymptotics import dominant_term, grid_slope, slope_range, term_exponent
 from analytic.bounds import Bound
+from analytic.errors import InputError
 from analytic.papers import werner2023 as W
 
 
@@ -25,8 +26,9 @@ def test_exponents_and_terms():
 
 def test_bound_evaluation_and_kinds():
     assert W.THM_3_1(sigma=1.0, n=4, Delta=64.0, beta=0.0) == pytest.approx(0.25 + 1 / 64)
-    with pytest.raises(KeyError):
+    with pytest.raises(InputError) as info:
         W.THM_3_1(sigma=1.0)
+    assert info.value.param == "values" and "Delta" in info.value.message
     with pytest.raises(ValueError):
         Bound("x", sp.Symbol("x"), kind="sideways")
     assert W.ORACLE.scaled(2.0)(sigma=1.0, n=2.0) == pytest.approx(1.0)

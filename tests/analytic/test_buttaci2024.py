@@ -27,13 +27,13 @@ def test_spec_regression_vectors_for_the_factors():
 
 def test_spec_regression_vectors_for_terms_floors_and_rates():
     assert float(B.A_BETA.subs(B.beta, sp.Rational(1, 2))) == 12.25
-    assert B.evaluate(B.FLOOR_3, **V) == pytest.approx(98015.259, rel=1e-9)
-    assert B.evaluate(B.FLOOR_1, **V) == pytest.approx(5339.3393, rel=1e-7)
-    assert B.evaluate(B.FLOOR_1, **{**V, "alpha": 0.0}) == pytest.approx(8009.009, rel=1e-9)
-    assert B.evaluate(B.A_A3, **V, gamma=1 / 30) == pytest.approx(88.988989, rel=1e-7)
-    assert B.evaluate(B.A_B3, **V, gamma=0.05, gamma_prev=0.05, after0=1.0) == pytest.approx(2450.381475, rel=1e-9)
-    assert B.evaluate(B.THM2, **V) == pytest.approx(44.1042864, rel=1e-8)
-    assert B.evaluate(B.THM4, **V) == pytest.approx(52.5781113, rel=1e-8)
+    assert B.FLOOR_3(**V) == pytest.approx(98015.259, rel=1e-9)
+    assert B.FLOOR_1(**V) == pytest.approx(5339.3393, rel=1e-7)
+    assert B.FLOOR_1(**{**V, "alpha": 0.0}) == pytest.approx(8009.009, rel=1e-9)
+    assert B.A_A3(**V, gamma=1 / 30) == pytest.approx(88.988989, rel=1e-7)
+    assert B.A_B3(**V, gamma=0.05, gamma_prev=0.05, after0=1.0) == pytest.approx(2450.381475, rel=1e-9)
+    assert B.THM2(**V) == pytest.approx(44.1042864, rel=1e-8)
+    assert B.THM4(**V) == pytest.approx(52.5781113, rel=1e-8)
     cor = B.Corollary1.of(2.0, 10.0, 0.2, 0.09, 80.0, 0.5)
     assert (cor.A, cor.B) == pytest.approx((80.009, 980.0))
     assert float(cor.E_opt(100)) == pytest.approx(0.5503, abs=1e-4)
@@ -45,9 +45,9 @@ def test_theorem_floors_are_the_lemma_terms_over_gamma_mu():
     """Spec 3.9: Thm 1 = (L/(2 gamma mu)) A_A3 at gamma = 1/(2E L_alpha); Thm 3 = (L/(2 gamma mu)) A_B3 at 1/(2LE)."""
     g1 = B.theorem_step("fedprox", V["L"], V["E"], V["alpha"])
     g3 = B.theorem_step("perturbed", V["L"], V["E"])
-    assert B.evaluate(B.FLOOR_1, **V) == pytest.approx(V["L"] / (2 * g1 * V["mu"]) * B.evaluate(B.A_A3, **V, gamma=g1))
-    a3 = B.evaluate(B.A_B3, **V, gamma=g3, gamma_prev=g3, after0=1.0)
-    assert B.evaluate(B.FLOOR_3, **V) == pytest.approx(V["L"] / (2 * g3 * V["mu"]) * a3)
+    assert B.FLOOR_1(**V) == pytest.approx(V["L"] / (2 * g1 * V["mu"]) * B.A_A3(**V, gamma=g1))
+    a3 = B.A_B3(**V, gamma=g3, gamma_prev=g3, after0=1.0)
+    assert B.FLOOR_3(**V) == pytest.approx(V["L"] / (2 * g3 * V["mu"]) * a3)
 
 
 def test_the_speedup_audit():

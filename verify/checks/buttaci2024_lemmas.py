@@ -52,7 +52,7 @@ def _additive(m, E: int, consts: dict, G2: np.ndarray, additive: dict) -> np.nda
     gamma_{t-1} = gamma (constant step)."""
     after = (np.arange(G2.size) >= 1).astype(float)
     vals = {**lemma_values(m, E, MU, L), **consts, "G2": G2, "after0": after}
-    return np.broadcast_to(B.evaluate(additive[_kind(m)], **vals), G2.shape)
+    return np.broadcast_to(additive[_kind(m)](**vals), G2.shape)
 
 
 def _step_assumptions(methods, lemma: str) -> list[Assumption]:
@@ -175,18 +175,18 @@ def c11_deviation_lemmas(ctx: Context, *, lemmas: dict | None = None, alphas=(0.
         dev0 = ((local[:, :, j] - wbar_0[:, None, j, :, None, :]) ** 2).sum(-1).mean(2)  # [T, E+1, C]
         div = ((wbar_k[:, :, j, :, None, :] - local[:, :, j]) ** 2).sum(-1).mean(2)
         if m.kind != "perturbed":
-            checks["A1 (k form)"] = (dev0, B.evaluate(lem["A1"], **base, k=ks[None, :]))
-            checks["A1 (as stated)"] = (dev0, B.evaluate(lem["A1"], **base, k=float(E)))
-            checks["A2 (k form)"] = (div, B.evaluate(lem["A2"], **base, k=ks[None, :]))
-            checks["A2 (as stated)"] = (div, B.evaluate(lem["A2"], **base, k=float(E)))
+            checks["A1 (k form)"] = (dev0, lem["A1"](**base, k=ks[None, :]))
+            checks["A1 (as stated)"] = (dev0, lem["A1"](**base, k=float(E)))
+            checks["A2 (k form)"] = (div, lem["A2"](**base, k=ks[None, :]))
+            checks["A2 (as stated)"] = (div, lem["A2"](**base, k=float(E)))
         else:
             u = tr.u.cpu().numpy()[:, j]  # [T, R, C, d]
             pair = ((u[:, :, :, None] - u[:, :, None, :]) ** 2).sum(-1).mean(1)  # [T, C, C]
-            checks["B1"] = (pair, B.evaluate(lem["B1"], **base))
+            checks["B1"] = (pair, lem["B1"](**base))
             pert = tr.perturbed.cpu().numpy()[:, :, j]  # [T, E, R, C, d]
             dev_t = ((wbar_k[:, :-1, j, :, None, :] - pert) ** 2).sum(-1).mean(2)  # [T, E, C]
-            checks["B2 (eq. 121)"] = (dev_t, B.evaluate(lem["B2_121"], **base))
-            checks["B2 (as stated)"] = (dev_t, B.evaluate(lem["B2"], **base))
+            checks["B2 (eq. 121)"] = (dev_t, lem["B2_121"](**base))
+            checks["B2 (as stated)"] = (dev_t, lem["B2"](**base))
         for name, (vals, bound) in checks.items():
             bnd = np.broadcast_to(np.expand_dims(bound, tuple(range(bound.ndim, vals.ndim))), vals.shape)
             v, info = deterministic_verdict(vals, bnd + rounding, rtol=1e-12)
@@ -262,7 +262,7 @@ def c12_theorem_curves(ctx: Context, *, theorems: dict | None = None, factors: d
                   "paper form": L / 2 * B.paper_form_bound(t, kappa, A, D0, m.gamma, MU)}
         b = thm[_kind(m)]
         tv = {**vals, "Delta": Delta, "t": t}
-        curves["theorem"] = np.broadcast_to(B.evaluate(b, **tv), t.shape)
+        curves["theorem"] = np.broadcast_to(b(**tv), t.shape)
         Y = run.gap[:, j].T  # [R, T+1]
         est, se = Y.mean(0), Y.std(0, ddof=1) / np.sqrt(R)
         row = {"method": m.label, "G2": float(run.G2_global[j]), "kappa_lemma": kappa, "A": A, "Delta": Delta}
@@ -342,7 +342,7 @@ def c13_floor_scaling(ctx: Context, *, floor=B.FLOOR_3, betas=tuple(np.round(np.
         mc_ok.append(mc_identity_verdict(run.D[1:, j].mean(-1), se, exact_D[1:], z, resolution=np.inf)[0].passed)
     gap, dist, bias = map(np.array, (gap, dist, bias))
     betas_a = np.asarray(betas, dtype=float)
-    bound = B.evaluate(floor, **consts, beta=betas_a, G2=run.G2_global)
+    bound = floor(**consts, beta=betas_a, G2=run.G2_global)
     v, info = deterministic_verdict(gap, bound)
     small = betas_a <= small_beta
     slope = float(np.polyfit(np.log(betas_a[small]), np.log(gap[small]), 1)[0])
@@ -425,7 +425,7 @@ def c14_heterogeneity(ctx: Context, *, floors: dict | None = None, hs=(0.25, 0.5
         b = fl[_kind(m)]
         vals = {"S": float((P.sum(1) ** 2).sum()), "sigma2": 0.0, "Gamma": hh**2 * gam1, "mu": MU, "L": L, "E": E,
                 "alpha": m.alpha, "beta": m.beta, "G2": G2[j]}
-        bound.append(float(B.evaluate(b, **vals)))
+        bound.append(float(b(**vals)))
     err, bound, gammas = map(np.array, (err, bound, gammas))
     v_floor, i_floor = deterministic_verdict(err, bound)
     parts, slopes, coef = [v_floor], {}, {}

@@ -78,13 +78,13 @@ def c15_nonconvex(ctx: Context, *, theorems: dict | None = None, Ts=None, Es=(1,
                 Delta = float(f[0, j])  # f(wbar_00) - f_inf with f_inf = 0
                 b_thm = thm["perturbed" if kind == "perturbed" else "fedprox"]
                 vals = {"L": L, "alpha": a, "Delta": Delta, "E": E, "S": S, "sigma2": 0.0, "G2": G2, "T": T, "beta": b}
-                bound = float(B.evaluate(b_thm, **vals))
+                bound = float(b_thm(**vals))
                 v_thm.append(deterministic_verdict(observed, bound)[0])
                 G2r = np.maximum(gsq[:T, j], np.concatenate([gsq[:1, j], gsq[: T - 1, j]]))
                 lem = B.A_B4 if kind == "perturbed" else B.A_A4
                 lv = {"gamma": m.gamma, "gamma_prev": m.gamma, "L": L, "sigma2": 0.0, "S": S, "E": E, "alpha": a,
                       "beta": b, "G2": G2r, "after0": (np.arange(T) >= 1).astype(float)}
-                A = np.broadcast_to(B.evaluate(lem, **lv), (T,))
+                A = np.broadcast_to(lem(**lv), (T,))
                 lhs = avg[:T, :, j].mean(1)
                 rhs = B.DESCENT_COEFFICIENT[kind] / (m.gamma * E) * (f[:T, j] - f[1:T + 1, j]) + A
                 v, i_l = deterministic_verdict(lhs, rhs, rtol=1e-12)
