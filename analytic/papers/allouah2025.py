@@ -270,8 +270,8 @@ PROP_4_1 = Bound(
     hidden_constant=False,
     typst='norm(hat(x) - macron(x)_S)^2 <= kappa lambda_max (1/abs(S) sum_(i in S) (x_i - macron(x)_S)(x_i - macron(x)_S)^T)',
 )
-PROP_4_1_LATEX = (r"\|\hat x-\bar x_S\|^2\le\kappa\,\lambda_{\max}\Big(\frac{1}{|S|}\sum_{i\in S}(x_i-\bar x_S)"
-                  r"(x_i-\bar x_S)^\top\Big),\ \kappa=\frac{6f}{n-f}\Big(1+\frac{f}{n-2f}\Big)^2")
+PROP_4_1_LATEX = (r"\|\hat x-\bar x_S\|^2\leq\kappa\,\lambda_{\max}\left(\frac{1}{|S|}\sum_{i\in S}(x_i-\bar x_S)"
+                  r"(x_i-\bar x_S)^\top\right),\ \kappa=\frac{6f}{n-f}\left(1+\frac{f}{n-2f}\right)^2")
 
 #: Appendix B, key step: some iteration of CAF has sigma_c^2 <= 2n(n-f)/(n-2f)^2 sigma_S^2.
 APP_B_SIGMA_STAR = Bound(

@@ -138,7 +138,10 @@ def _projections(X: torch.Tensor, w: torch.Tensor, eigen: Eigen, power_iters: in
     With a ``kernel`` K = X X^T (exact eigenpairs, d > n) everything stays in R^{n x n}: with D = X - 1 mu^T,
     mu = X^T w, D D^T = K - (K w) 1^T - 1 (K w)^T + (w^T K w) 1 1^T; if u is the top unit eigenvector of
     W^{1/2} D D^T W^{1/2} with eigenvalue lambda, v = D^T W^{1/2} u / sqrt(lambda) and
-    tau_i = <v, D_i>^2 = (D D^T W^{1/2} u)_i^2 / lambda. Cost O(n^3) per iteration instead of O(n^2 d).
+    tau_i = <v, D_i>^2 = (D D^T W^{1/2} u)_i^2 / lambda. Cost O(n^3) per iteration instead of O(n^2 d). The
+    subtractions lose about u max_i K_ii in absolute terms, so a spread below that resolution counts as zero
+    (the inputs are centred at their mean first; spreads above about sqrt(8 n u) ~ 1e-7 sqrt(n) of the inputs'
+    scale are resolved).
     """
     if kernel is None:
         D = X - (w[:, None, :] @ X)
@@ -148,7 +151,10 @@ def _projections(X: torch.Tensor, w: torch.Tensor, eigen: Eigen, power_iters: in
     DD = kernel - Kw[:, :, None] - Kw[:, None, :] + (w * Kw).sum(1)[:, None, None]
     sq = w.clamp_min(0.0).sqrt()
     lam, U = torch.linalg.eigh(sq[:, :, None] * DD * sq[:, None, :])
-    lam = lam[:, -1].clamp_min(0.0)
+    # D D^T carries rounding errors of order u max_i K_ii (the subtractions cancel): a top eigenvalue below
+    # that level is a zero spread to working precision (all weighted points coincide), and tau = 0 stops the loop
+    resolution = 8 * X.shape[1] * torch.finfo(X.dtype).eps * torch.diagonal(kernel, dim1=1, dim2=2).amax(1)
+    lam = torch.where(lam[:, -1] > resolution, lam[:, -1], torch.zeros_like(resolution))
     proj = (DD @ (sq * U[:, :, -1])[:, :, None])[..., 0]
     return lam, torch.where(lam[:, None] > 0, proj**2 / torch.where(lam > 0, lam, 1.0)[:, None], torch.zeros_like(proj))
 

@@ -134,8 +134,10 @@ def cafcor(problem, theta0: torch.Tensor, *, f: int, T: int, gamma: Schedule, be
                 dev_t.append(nan)
             break
         context = {}
+        idx = None if full_batch or (t == 0 and attack != "lf") else problem.sample_batch(generator, batch_size)
+        if attack == "lf":  # the Byzantines' data-level attack: flipped-label gradients on the honest batches
+            context["flipped_gradients"] = problem.batch_grad(theta, idx, flip_labels=True)
         if t >= 1:
-            idx = None if full_batch else problem.sample_batch(generator, batch_size)
             g, norms = clip(problem.batch_grad(theta, idx), C)
             clipped += (norms > C).to(dt).mean(1)
             max_norm = torch.maximum(max_norm, norms.amax(1))
@@ -146,8 +148,6 @@ def cafcor(problem, theta0: torch.Tensor, *, f: int, T: int, gamma: Schedule, be
                       + noise.sigma_ind * independent_noise(generator, R, h, d, 1.0, dt, dev))
             b_prev = _value(beta, t - 1)
             M = b_prev * M + (1.0 - b_prev) * (g + xi)
-            if attack == "lf":
-                context["flipped_gradients"] = problem.batch_grad(theta, idx, flip_labels=True)
         byz = attack_fn(M, f, generator=generator, **context, **a_opts)
         agg = agg_fn(torch.cat([M, byz], 1), f, **g_opts)
         if t in want:

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from analytic.bounds import Bound
+from analytic.errors import require
 from analytic.papers import allouah2025 as A
 from verify import figspec
 from verify.aggregators import AGGREGATORS
@@ -63,10 +64,11 @@ def _prop41_claim(theory: Bound) -> Claim:
     return Claim(theory.statement, A.PROP_4_1_LATEX, theory.source, theory.typst)
 
 
-def _suite(ctx: Context, name: str) -> list[InputBatch]:
-    """The spec's C11 suite for one check: random (n in [3, 60], f < n/2, d in [1, 200]) with every honest law
-    and attack family; a quarter of the batches have n <= 12 (all subsets S are then checked too)."""
-    count = ctx.pick(40, 160)
+def _suite(ctx: Context, name: str, count: int | None) -> list[InputBatch]:
+    """The spec's C11 suite for one check: ``count`` batches (default 40, full 160) of random (n in [3, 60],
+    f < n/2, d in [1, 200]) with every honest law and attack family; a quarter of the batches have n <= 12
+    (all subsets S are then checked too)."""
+    count = count or ctx.pick(40, 160)
     return prop41_suite(ctx.numpy_rng(f"{name}/configs"), ctx.generator(f"{name}/inputs"), ctx.reps(10, 40), count,
                         small=count // 4, dtype=ctx.dtype, device=ctx.torch_device)
 
@@ -96,6 +98,7 @@ def _ratio_panel(title: str, curves: dict[str, np.ndarray], bound_label: str, re
                  ref_label: str = "") -> dict:
     """Sorted ratios observed / bound against the fraction of instances (1 = the bound)."""
     series = []
+    curves = {label: r for label, r in curves.items() if r.size}
     for label, r in curves.items():
         r = np.sort(r)
         pick = np.unique(np.linspace(0, r.size - 1, min(r.size, 150)).astype(int))
@@ -111,11 +114,11 @@ def _ratio_panel(title: str, curves: dict[str, np.ndarray], bound_label: str, re
 # =====================================================================================================
 @check("allouah2025.c11", "Proposition 4.1: ||CAF - xbar_S||^2 <= kappa lambda_max(Cov_S) on adversarial inputs",
        "bound", "holds")
-def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9) -> Result:
+def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9, count: int | None = None) -> Result:
     """Spec C11: exact-eigen CAF on the C11 suite; the bound at S = honest set for every instance and at every
     size-(n-f) subset when n <= 12, each within relative slack ``rtol`` (rounding)."""
     rows = []
-    for batch in _suite(ctx, "c11"):
+    for batch in _suite(ctx, "c11", count):
         est = caf(batch.X, batch.f)
         lam, err = _against_subsets(batch, est)
         R, M = lam.shape
@@ -128,7 +131,8 @@ def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9) 
     bound = np.asarray(theory(n=x["n"], f=x["f"], lambda_max=x["lam"]), dtype=float)
     H = x["honest_set"].astype(bool)
     v_h, i_h = deterministic_verdict(x["err"][H], bound[H], rtol=rtol)
-    v_s, i_s = deterministic_verdict(x["err"][~H], bound[~H], rtol=rtol)
+    v_s, i_s = deterministic_verdict(x["err"][~H], bound[~H], rtol=rtol) if (~H).any() else (v_h, {"count": 0,
+                                                                                                   "violations": 0})
     verdict = combine([v_h, v_s])
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(bound > 0, x["err"] / bound, 0.0)
@@ -171,11 +175,12 @@ def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9) 
 # =====================================================================================================
 @check("allouah2025.c12", "Appendix B: CAF's smallest top eigenvalue sigma*^2 <= 2n(n-f)/(n-2f)^2 lambda_max(Cov_S)",
        "bound", "holds")
-def c12_sigma_star(ctx: Context, *, theory: Bound = A.APP_B_SIGMA_STAR, rtol: float = 1e-9) -> Result:
+def c12_sigma_star(ctx: Context, *, theory: Bound = A.APP_B_SIGMA_STAR, rtol: float = 1e-9,
+                   count: int | None = None) -> Result:
     """Spec C12 on the C11 suite: sigma*^2 (the smallest top eigenvalue over CAF's iterations) against
     2n(n-f)/(n-2f)^2 lambda_max(Cov_S), S the honest set and, for n <= 12, every subset of size n - f."""
     rows = []
-    for batch in _suite(ctx, "c12"):
+    for batch in _suite(ctx, "c12", count):
         _, trace = caf_filter(batch.X, batch.f)
         lam, _ = _against_subsets(batch, None)
         R, M = lam.shape
@@ -187,13 +192,13 @@ def c12_sigma_star(ctx: Context, *, theory: Bound = A.APP_B_SIGMA_STAR, rtol: fl
     bound = np.asarray(theory(n=x["n"], f=x["f"], lambda_max=x["lam"]), dtype=float)
     H = x["honest_set"].astype(bool)
     v_h, i_h = deterministic_verdict(x["s2"][H], bound[H], rtol=rtol)
-    v_s, i_s = deterministic_verdict(x["s2"][~H], bound[~H], rtol=rtol)
+    v_s, i_s = deterministic_verdict(x["s2"][~H], bound[~H], rtol=rtol) if (~H).any() else (v_h, {"count": 0})
     verdict = combine([v_h, v_s])
     ratio = x["s2"] / bound
     assumptions = [Assumption("the loop ran at least once (f >= 1)", bool(np.all(x["iters"] >= 1)),
                               float(x["iters"].min()), "exact", "fewest iterations of any instance")]
     return result_for(
-        ctx, Claim(theory.statement, r"\sigma_\star^2=\min_c\hat\sigma_c^2\le\frac{2n(n-f)}{(n-2f)^2}\lambda_{\max}(\mathrm{Cov}_S)",
+        ctx, Claim(theory.statement, r"\sigma_\star^2=\min_c\hat\sigma_c^2\leq\frac{2n(n-f)}{(n-2f)^2}\lambda_{\max}(\mathrm{Cov}_S)",
                    theory.source, theory.typst),
         apply_assumptions(verdict, assumptions),
         observed={"instances": int(H.sum()), "subset_checks": int((~H).sum()),
@@ -284,7 +289,7 @@ def c13_termination(ctx: Context, *, printed: dict | None = None, cap: int | Non
     return result_for(
         ctx, Claim("Algorithm 2 (CAF) as printed, with tau_max = max_{j in [n]} tau_j, terminates: each iteration zeroes "
                    "at least one weight, so the while-loop runs at most 2f times.",
-                   r"\#\{\text{iterations of Alg. 2}\}\le 2f,\quad c_i\leftarrow c_i\Big(1-\frac{\tau_i}{\max_{j\in[n]}\tau_j}\Big)",
+                   r"\#\{\text{iterations of Alg. 2}\}\leq 2f,\quad c_i\leftarrow c_i\left(1-\frac{\tau_i}{\max_{j\in[n]}\tau_j}\right)",
                    "allouah2025, Algorithm 2 (line 10) and Appendix B (termination)",
                    '\\# "iterations" <= 2 f, quad c_i <- c_i (1 - tau_i / max_(j in [n]) tau_j)'),
         verdict,
@@ -315,10 +320,10 @@ def c13_termination(ctx: Context, *, printed: dict | None = None, cap: int | Non
 # =====================================================================================================
 # C14: exactness, f = 0, permutation invariance
 # =====================================================================================================
-def _exactness_inputs(ctx: Context, R: int):
+def _exactness_inputs(ctx: Context, R: int, count: int):
     """(n, f, X) with all honest rows equal to one vector h and Byzantine rows far away and spread out."""
     gen, rng = ctx.generator("c14/inputs"), ctx.numpy_rng("c14/configs")
-    for _ in range(ctx.pick(24, 96)):
+    for _ in range(count):
         n = int(rng.integers(3, 41))
         f = int(rng.integers(1, (n - 1) // 2 + 1))
         d = int(rng.integers(1, 60))
@@ -330,14 +335,15 @@ def _exactness_inputs(ctx: Context, R: int):
 
 @check("allouah2025.c14", "CAF returns h exactly when the honest inputs all equal h; f = 0 gives the mean; "
        "permutation invariant", "identity", "holds")
-def c14_exactness(ctx: Context, *, caf_fn: Callable[..., torch.Tensor] = caf, tol: float = 1e-12) -> Result:
+def c14_exactness(ctx: Context, *, caf_fn: Callable[..., torch.Tensor] = caf, tol: float = 1e-12,
+                  count: int | None = None) -> Result:
     """Spec C14: honest inputs identical (lambda_max = 0 in Proposition 4.1): ||CAF - h|| <= tol (||h|| + max
     Byzantine distance) for any f < n/2 Byzantine inputs; with f = 0, CAF equals the mean; and the exact-eigen
     output is invariant under permutations of the inputs (to tol relative)."""
     R = ctx.reps(10, 40)
     gen = ctx.generator("c14/permutations")
     exact_err, perm_err, mean_err, ns = [], [], [], []
-    for n, f, X in _exactness_inputs(ctx, R):
+    for n, f, X in _exactness_inputs(ctx, R, count or ctx.pick(24, 96)):
         scale = torch.linalg.vector_norm(X, dim=-1).amax(1)
         est = caf_fn(X, f)
         exact_err.append((torch.linalg.vector_norm(est - X[:, 0], dim=-1) / scale).cpu().numpy())
@@ -394,6 +400,8 @@ def c15_lambda_vs_trace(ctx: Context, *, theory: Bound = A.PROP_4_1, dims=(1, 4,
     they lose the factor Tr/lambda_max, up to d."""
     R = ctx.reps(8, 32)
     dims = np.asarray(dims)
+    require(dims.size >= 2 and bool(np.any(dims >= 64)), "dims",
+            f"need two dimensions or more, one of them >= 64 (the spec's comparison point), got {dims.tolist()}")
     gen = ctx.generator("c15/inputs")
     k = float(kappa(n, f))
     ratio = {name: np.zeros((R, dims.size)) for name in ("caf", "cwtm", "cwmed")}
@@ -430,8 +438,8 @@ def c15_lambda_vs_trace(ctx: Context, *, theory: Bound = A.PROP_4_1, dims=(1, 4,
         ctx, Claim("CAF satisfies Proposition 4.1 (error <= kappa lambda_max(Cov_S)) whatever d, while the trimmed mean and "
                    "the median satisfy only the trace version (error <= kappa' Tr(Cov_S)), i.e. Proposition 4.1 with kappa "
                    "multiplied by up to d.",
-                   r"\|\mathrm{CAF}-\bar x_S\|^2\le\kappa\lambda_{\max},\quad \|\mathrm{CWTM}-\bar x_S\|^2\le\kappa'\,"
-                   r"\mathrm{Tr}(\mathrm{Cov}_S)\le\kappa' d\,\lambda_{\max}",
+                   r"\|\mathrm{CAF}-\bar x_S\|^2\leq\kappa\lambda_{\max},\quad \|\mathrm{CWTM}-\bar x_S\|^2\leq\kappa'\,"
+                   r"\mathrm{Tr}(\mathrm{Cov}_S)\leq\kappa' d\,\lambda_{\max}",
                    "allouah2025, discussion after Proposition 4.1 (section 4.2, citing Allouah et al. 2023b); spec C15",
                    'norm("CAF" - macron(x)_S)^2 <= kappa lambda_max, quad norm("CWTM" - macron(x)_S)^2 <= kappa prime "Tr"("Cov"_S) <= kappa prime d lambda_max'),
         verdict,
@@ -467,7 +475,8 @@ def c15_lambda_vs_trace(ctx: Context, *, theory: Bound = A.PROP_4_1, dims=(1, 4,
 # C16: the power-method variant
 # =====================================================================================================
 @check("allouah2025.c16", "Power-method CAF (1, 3, 10 power steps) meets Proposition 4.1 up to constants", "bound", "holds")
-def c16_power_method(ctx: Context, *, theory: Bound = A.PROP_4_1, constant: float = 1.0, steps=(1, 3, 10)) -> Result:
+def c16_power_method(ctx: Context, *, theory: Bound = A.PROP_4_1, constant: float = 1.0, steps=(1, 3, 10),
+                     count: int | None = None) -> Result:
     """Spec C16: the C11 suite (honest set S) with the power-method CAF at 1, 3 and 10 power steps from a Gaussian
     start (explicit generator); the paper claims Proposition 4.1 "up to constants" without proof or constant.
     Checked: every instance within ``constant`` x the bound (default 1: the exact variant's constant); the worst
@@ -475,7 +484,7 @@ def c16_power_method(ctx: Context, *, theory: Bound = A.PROP_4_1, constant: floa
     gen = ctx.generator("c16/power")
     ratios = {k: [] for k in steps}
     exact = []
-    for batch in _suite(ctx, "c16"):
+    for batch in _suite(ctx, "c16", count):
         mu, lam, _ = spread(batch.honest)
         bound = np.asarray(theory(n=batch.n, f=batch.f, lambda_max=lam.cpu().numpy()), dtype=float)
         exact.append(((caf(batch.X, batch.f) - mu) ** 2).sum(-1).cpu().numpy() / bound)
@@ -492,7 +501,7 @@ def c16_power_method(ctx: Context, *, theory: Bound = A.PROP_4_1, constant: floa
     return result_for(
         ctx, Claim("The power-method version of CAF (used in the experiments) satisfies Proposition 4.1 up to constants: "
                    "||CAF_power - xbar_S||^2 <= c kappa lambda_max(Cov_S) for an absolute constant c.",
-                   r"\|\mathrm{CAF}_{\mathrm{power}}-\bar x_S\|^2\le c\,\kappa\,\lambda_{\max}(\mathrm{Cov}_S)",
+                   r"\|\mathrm{CAF}_{\mathrm{power}}-\bar x_S\|^2\leq c\,\kappa\,\lambda_{\max}(\mathrm{Cov}_S)",
                    "allouah2025, section 4.1 (complexity paragraph: the power method 'can be easily shown' to satisfy "
                    "Proposition 4.1 up to constants); spec C16, 7.8",
                    'norm("CAF"_"power" - macron(x)_S)^2 <= c kappa lambda_max ("Cov"_S)'),
@@ -543,7 +552,7 @@ def x01_proof_last_step(ctx: Context, *, theory: Bound = A.PROP_4_1_PROOF_LINE, 
     order = np.argsort(ff / nn)
     pick = order[np.unique(np.linspace(0, order.size - 1, 150).astype(int))]
     return result_for(
-        ctx, Claim(theory.statement, r"\frac{2f}{n-f}\Big(1+\frac{2n(n-f)}{(n-2f)^2}\Big)\lambda_{\max}=\kappa\,\lambda_{\max}",
+        ctx, Claim(theory.statement, r"\frac{2f}{n-f}\left(1+\frac{2n(n-f)}{(n-2f)^2}\right)\lambda_{\max}=\kappa\,\lambda_{\max}",
                    theory.source, theory.typst),
         verdict,
         observed={"pairs": int(nn.size), "max_excess_over_kappa": float(excess.max()),

@@ -96,8 +96,8 @@ def c17_gaussian_concentration(ctx: Context, *, theory: Bound = A.LEMMA_C6, ns=(
     labels = [f"n={n}, d={d}" for n, d in grid]
     x = np.arange(1, len(grid) + 1)
     return result_for(
-        ctx, _claim(theory, r"\mathbb{E}\,\lambda_{\max}\Big(\frac1n\sum_{i=1}^n\xi^{(i)}\xi^{(i)\top}\Big)\le 36\,"
-                            r"\sigma_{\mathrm{DP}}^2\Big(1+\frac dn\Big)"),
+        ctx, _claim(theory, r"\mathbb{E}\,\lambda_{\max}\left(\frac{1}{n}\sum_{i=1}^n\xi^{(i)}\xi^{(i)\top}\right)\leq 36\,"
+                            r"\sigma_{\mathrm{DP}}^2\left(1+\frac{d}{n}\right)"),
         verdict,
         observed={"grid": labels, "mean_lambda_max": mean, "ci": [info["ci_lo"], info["ci_hi"]],
                   "ratio_to_wishart_edge": mean / edge, "ratio_to_lemma": mean / info["bound"], "replicates": R},
@@ -148,8 +148,8 @@ def c18_honest_noise(ctx: Context, *, theory: Bound = A.LEMMA_C1_NOISE, settings
     mean = Y.mean(0)
     x = np.arange(1, len(settings) + 1)
     return result_for(
-        ctx, _claim(theory, r"\mathbb{E}\,\lambda_{\max}\Big(\frac{1}{|\mathcal H|}\sum_{i\in\mathcal H}\xi^{(i)}"
-                            r"\xi^{(i)\top}\Big)\le108\,(n\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2)\Big(1+\frac{d}{n-f}\Big)"),
+        ctx, _claim(theory, r"\mathbb{E}\,\lambda_{\max}\left(\frac{1}{|\mathcal{H}|}\sum_{i\in\mathcal{H}}\xi^{(i)}"
+                            r"\xi^{(i)\top}\right)\leq 108\,(n\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2)\left(1+\frac{d}{n-f}\right)"),
         verdict,
         observed={"settings": [dict(zip(("n", "f", "d", "sigma_cor2", "sigma_ind2"), s)) for s in settings],
                   "mean_lambda_max": mean, "ci": [info["ci_lo"], info["ci_hi"]], "ratio_to_lemma": mean / info["bound"],
@@ -235,7 +235,7 @@ def c19_sampling(ctx: Context, *, theory: Bound = A.LEMMA_C5_EXACT, bound: Bound
     printed = np.asarray(A.LEMMA_C2_PRINTED_SAMPLING(**at), dtype=float)
     return result_for(
         ctx, Claim(f"{theory.statement} Hence {bound.statement}",
-                   r"\mathbb{E}\|g-\nabla\mathcal L_i\|^2=\frac{m-b}{m-1}\frac{\sigma^2}{b}\le2\Big(1-\frac bm\Big)\frac{\sigma^2}{b}",
+                   r"\mathbb{E}\|g-\nabla\mathcal{L}_i\|^2=\frac{m-b}{m-1}\frac{\sigma^2}{b}\leq 2\left(1-\frac{b}{m}\right)\frac{\sigma^2}{b}",
                    f"{theory.source}; {bound.source}", f"{theory.typst} <= 2 (1 - b/m) sigma^2 / b"),
         verdict,
         observed={"rows": rows, "max_rel_error_indicator": i_ind["max_rel_error"],
@@ -282,14 +282,14 @@ def _fixed_instance(points: WorkerPoints, R: int) -> WorkerPoints:
 # =====================================================================================================
 @check("allouah2025.c20", "Theorem 4.2 (strongly convex): E[L_H(theta_T) - L_*] under its explicit bound", "bound", "holds")
 def c20_theorem42(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 12, f: int = 2, d: int = 3, m: int = 10,
-                  b: int = 2, s_cor: float = 0.3, s_ind: float = 0.3, C: float = 60.0) -> Result:
+                  b: int = 2, s_cor: float = 0.3, s_ind: float = 0.3, C: float = 60.0, T: int | None = None) -> Result:
     """Spec C20: quadratic honest losses (mu = L = 1), one heterogeneous instance, gamma_t and beta_t of Theorem
     4.2, ALIE on the noisy momentums, exact-eigen CAF. E[L_H(theta_T) - L_*] at log-spaced T (one run records
     them all; the schedule does not depend on T) against 960 kappa G^2/mu + 115200 L sigma_bar^2/(mu^2 T) +
     115200 L^2 L_0/(mu^2 T^2), with sigma^2, G_cov^2, L_0 exact and sigma_bar^2 from its formula. Also
     checked along the run: ||R_t - mbar_t||^2 <= kappa Delta_t (Proposition 4.1 as the proof uses it)."""
     R = ctx.reps(12, 48)
-    T = ctx.pick(1000, 4000)
+    T = T or ctx.pick(1000, 4000)
     gen = ctx.generator("c20/run")
     h = n - f
     prob = _fixed_instance(worker_points(1, h, m, d, spread=1.0, heterogeneity=0.5, generator=ctx.generator("c20/data"),
@@ -319,8 +319,8 @@ def c20_theorem42(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 12, f:
     verdict = apply_assumptions(combine([v_bound, v_agg]), assumptions)
     mean = i_bound["mean"]
     return result_for(
-        ctx, _claim(theory, r"\mathbb{E}[\mathcal L_{\mathcal H}(\theta_T)-\mathcal L_\star]\le\frac{960\kappa G_{\mathrm{cov}}^2}"
-                            r"{\mu}+\frac{115200L\bar\sigma^2}{\mu^2T}+\frac{115200L^2\mathcal L_0}{\mu^2T^2}"),
+        ctx, _claim(theory, r"\mathbb{E}[\mathcal{L}_{\mathcal{H}}(\theta_T)-\mathcal{L}_\star]\leq\frac{960\kappa G_{\mathrm{cov}}^2}"
+                            r"{\mu}+\frac{115200L\bar\sigma^2}{\mu^2T}+\frac{115200L^2\mathcal{L}_0}{\mu^2T^2}"),
         verdict,
         observed={"T": cps, "excess_loss": mean, "ci": [i_bound["ci_lo"], i_bound["ci_hi"]],
                   "looseness_bound_over_observed": i_bound["bound"] / mean,
@@ -353,7 +353,7 @@ def c20_theorem42(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 12, f:
        "rate", "holds")
 def c21_rates(ctx: Context, *, theory: Bound = A.THM_4_2_SC_RATE, n: int = 12, f: int = 2, d: int = 3, m: int = 10,
               b: int = 2, s_cor: float = 0.3, s_ind: float = 0.3, C: float = 60.0, heterogeneity: float = 3.0,
-              t_min: int = 250, tol: float = 0.15, floor_tol: float = 0.1) -> Result:
+              t_min: int = 250, tol: float = 0.15, floor_tol: float = 0.1, T: int | None = None) -> Result:
     """Spec C21 (strongly convex part): the C20 harness with identical honest datasets (G_cov = 0) and with
     heterogeneous ones, in one batched run. (a) G_cov = 0: log-log slope of E[L_H(theta_T) - L_*] in
     t_hat = T + 240 L/mu (the proof's time variable; gamma_t = 10/(mu t_hat)) over T >= ``t_min`` at most the
@@ -361,7 +361,7 @@ def c21_rates(ctx: Context, *, theory: Bound = A.THM_4_2_SC_RATE, n: int = 12, f
     and its floor stays under 960 kappa G_cov^2/mu. The non-convex O(1/sqrt T) rate is not checked (spec C21
     lists it; see the issue report)."""
     R = ctx.reps(10, 40)
-    T = ctx.pick(2000, 8000)
+    T = T or ctx.pick(2000, 8000)
     h = n - f
     hom = identical_workers(1, h, m, d, spread=1.0, generator=ctx.generator("c21/data-hom"), dtype=ctx.dtype,
                             device=ctx.torch_device).points.expand(R, -1, -1, -1)
@@ -400,8 +400,8 @@ def c21_rates(ctx: Context, *, theory: Bound = A.THM_4_2_SC_RATE, n: int = 12, f
         ctx, Claim("Theorem 4.2 (1): without heterogeneity (G_cov = 0) the excess loss of CafCor decays as O(1/T) "
                    "(L sigma_bar^2/(mu^2 T) + L^2 L_0/(mu^2 T^2)); with heterogeneity a floor of order kappa G_cov^2/mu "
                    "remains, which the paper says is unavoidable (Karimireddy et al. 2022).",
-                   r"\mathbb{E}[\mathcal L_{\mathcal H}(\theta_T)-\mathcal L_\star]\lesssim\frac{\kappa G_{\mathrm{cov}}^2}{\mu}"
-                   r"+\frac{L\bar\sigma^2}{\mu^2T}+\frac{L^2\mathcal L_0}{\mu^2T^2}",
+                   r"\mathbb{E}[\mathcal{L}_{\mathcal{H}}(\theta_T)-\mathcal{L}_\star]\lesssim\frac{\kappa G_{\mathrm{cov}}^2}{\mu}"
+                   r"+\frac{L\bar\sigma^2}{\mu^2T}+\frac{L^2\mathcal{L}_0}{\mu^2T^2}",
                    "allouah2025, Theorem 4.2 (1) and the discussion after it; spec check C21",
                    'EE[cal(L)_cal(H)(theta_T) - cal(L)_star] lt.tilde (kappa G_"cov"^2)/mu + (L overline(sigma)^2)/(mu^2 T) + (L^2 cal(L)_0)/(mu^2 T^2)'),
         verdict,
@@ -465,14 +465,14 @@ def _one_round_errors(ctx: Context, ns, f: int, d: int, eps: float, delta: float
        "rate", "holds")
 def c22_privacy_utility(ctx: Context, *, theory: Bound = A.COR_4_1_UTILITY, ldp_theory: Bound = A.LDP_UTILITY,
                         ns=(20, 40, 80, 160), f: int = 2, eps: float = 5.0, delta: float = 1e-5, C: float = 1.0,
-                        tol: float = 0.15) -> Result:
+                        tol: float = 0.15, d: int | None = None) -> Result:
     """Spec C22: one-round CafCor on mean estimation (honest ||x_i|| = C, f = 2 ALIE messages, exact-eigen CAF
     on the n x n kernel), noise from Theorem 4.1 at (eps, delta) = (5, 1e-5) with q = f, d >> n (d = 2000 quick,
     20000 full). Slopes of the error in n: SecLDP (sigma_cor = sigma_ind) at most Corollary 4.1's exponent
     + tol; LDP (sigma_cor = 0) within tol of -1 (tight, the LDP rate); LDP/SecLDP grows like n/(f+1) (slope
     1 +- tol); CWTM instead of CAF raises the SecLDP error at every n (ordering only)."""
     R = ctx.reps(8, 24)
-    d = ctx.pick(2000, 20000)
+    d = d or ctx.pick(2000, 20000)
     ns = np.asarray(ns)
     Y_sec, Y_tm, noise_sec = _one_round_errors(ctx, ns, f, d, eps, delta, C, R, "secldp", "c22/secldp", True)
     Y_ldp, _, noise_ldp = _one_round_errors(ctx, ns, f, d, eps, delta, C, R, "ldp", "c22/ldp", False)
@@ -492,8 +492,8 @@ def c22_privacy_utility(ctx: Context, *, theory: Bound = A.COR_4_1_UTILITY, ldp_
     fig_rng = ctx.numpy_rng("figure")
     return result_for(
         ctx, Claim(f"{theory.statement} {ldp_theory.statement}",
-                   r"\varrho_{\mathrm{SecLDP}}=\tilde O\Big(\frac{(f+1)d}{n^2\varepsilon^2}\Big)\ \text{vs}\ "
-                   r"\varrho_{\mathrm{LDP}}=\tilde\Theta\Big(\frac{d}{n\varepsilon^2}\Big)",
+                   r"\varrho_{\mathrm{SecLDP}}=\tilde O\left(\frac{(f+1)d}{n^2\varepsilon^2}\right)\ \text{vs}\ "
+                   r"\varrho_{\mathrm{LDP}}=\tilde\Theta\left(\frac{d}{n\varepsilon^2}\right)",
                    f"{theory.source}; spec check C22", theory.typst),
         verdict,
         observed={"n": ns, "error_secldp": Y_sec.mean(0), "error_ldp": Y_ldp.mean(0), "error_secldp_cwtm": Y_tm.mean(0),
@@ -640,8 +640,8 @@ def x02_lemma_c2_printed(ctx: Context, *, theory: Bound = A.LEMMA_C2_PRINTED_SAM
     return result_for(
         ctx, Claim(f"{theory.statement} At t = 0 with beta_0 = 0 the lemma reads E||mbar_1 - grad L_H(theta_1)||^2 <= "
                    "sigma_DP_bar^2/(n - f).",
-                   r"\mathbb{E}\|\delta_1\|^2\le\frac{\bar\sigma_{\mathrm{DP}}^2}{n-f},\ \bar\sigma_{\mathrm{DP}}^2="
-                   r"\Big(1-\frac bm\Big)\frac{\sigma^2}{b}+df\sigma_{\mathrm{cor}}^2+d\sigma_{\mathrm{ind}}^2",
+                   r"\mathbb{E}\|\delta_1\|^2\leq\frac{\bar\sigma_{\mathrm{DP}}^2}{n-f},\ \bar\sigma_{\mathrm{DP}}^2="
+                   r"\left(1-\frac{b}{m}\right)\frac{\sigma^2}{b}+df\sigma_{\mathrm{cor}}^2+d\sigma_{\mathrm{ind}}^2",
                    theory.source, theory.typst),
         verdict,
         observed={"deviation_mean": est, "deviation_se": se, "runs": N, "sigma2": sigma2, "m": m, "b": b},
