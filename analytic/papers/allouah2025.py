@@ -28,7 +28,17 @@ PAPER = Paper(
              "independent noise, and aggregates with the CAF robust filter, against an honest-but-curious server "
              "colluding with q of the f malicious workers. The toolkit regenerates the noise exactly, accounts for its "
              "Renyi privacy spend (SecLDP, Lemma A.4 and Theorem 4.1) against Monte Carlo estimates and the field's "
-             "reference accountants, and finds that the experiments' budgets lie outside Theorem 4.1's range."),
+             "reference accountants, and finds that the experiments' budgets lie outside Theorem 4.1's range. "
+             "On adversarial inputs of 13 attack families (including label flipping) CAF met Proposition 4.1 with a "
+             "worst ratio of 0.16 to kappa lambda_max (0.21 over every honest subset), while the trimmed mean and the "
+             "median lost the factor Tr/lambda_max as d grew; the power-method variant stayed within the same bound "
+             "(worst 0.58 with one power step). Algorithm 2 as printed (max over all points) can stall: it ran past 2f "
+             "iterations on 40% of the inputs tried, the repaired loop never did, and ByzFL's CAF has the printed form. "
+             "Proposition 4.1's last proof step overshoots kappa by f^2/(3(n-f)^2) (the statement survives), and "
+             "Lemma C.2 as printed misses the factor 2 of its sampling term. CafCor's excess loss decays as 1/T without "
+             "heterogeneity and keeps a floor with it; at a fixed budget its error falls like n^-2.05 in n under "
+             "SecLDP against n^-1.04 under LDP, and the DP error does not shrink with T, as Corollary 4.1 says; "
+             "Theorem 4.2's explicit bound holds but is loose by a factor of at least 10^6.")
 )
 
 n, f, q, T, C, d = sp.symbols("n f q T C d", positive=True)

@@ -3,6 +3,7 @@ the spec predicts. The default runs are shared with tests/test_all_checks.py thr
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from analytic.papers import allouah2025 as A
@@ -101,7 +102,6 @@ def test_claim_formulas_of_c11_to_x02_render(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    import pytest
     from matplotlib import mathtext
 
     from verify.registry import get
@@ -116,3 +116,16 @@ def test_claim_formulas_of_c11_to_x02_render(tmp_path):
     src.write_text("#set page(width: auto, height: auto)\n" + "\n\n".join(f"$ {r.claim.typst} $" for r in results),
                    encoding="utf-8")
     assert len(typst.compile(str(src))) > 1000
+
+
+SEED_IDS = [f"allouah2025.c{k}" for k in range(11, 24)] + ["allouah2025.x01", "allouah2025.x02"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", SEED_IDS)
+def test_verdicts_stable_over_root_seeds(cid):
+    from verify.registry import get
+    from verify.testing import assert_verdict
+
+    spec = get(cid)
+    assert_verdict(spec, spec.expected, seeds=range(1, 6))

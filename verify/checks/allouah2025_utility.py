@@ -230,7 +230,10 @@ def c19_sampling(ctx: Context, *, theory: Bound = A.LEMMA_C5_EXACT, bound: Bound
     v_up, i_up = deterministic_verdict(col["indicator"], up, rtol=1e-12)
     z = family_z(len(rows))
     nz = pred > 0
-    v_mc, i_mc = mc_identity_verdict(col["mc"][nz], col["mc_se"][nz], pred[nz], z)
+    # m = 2, b = 1 makes ||mean - mean_all||^2 the same for every draw: its standard error is 0 up to rounding,
+    # so the error bar also carries the arithmetic's resolution (64 u |value|)
+    se = np.hypot(col["mc_se"], 64 * np.finfo(float).eps * np.abs(pred))
+    v_mc, i_mc = mc_identity_verdict(col["mc"][nz], se[nz], pred[nz], z)
     verdict = combine([v_ind, v_enum, v_up, v_mc])
     printed = np.asarray(A.LEMMA_C2_PRINTED_SAMPLING(**at), dtype=float)
     return result_for(
@@ -254,7 +257,7 @@ def c19_sampling(ctx: Context, *, theory: Bound = A.LEMMA_C5_EXACT, bound: Bound
         figure=figspec.figure(*[figspec.panel(
             f"Minibatch-mean variance, m = {m}", "b (batch size)", "E||mean - mean_all||^2", [
                 figspec.interval("our sampler (Monte Carlo)", col["b"][col["m"] == m], col["mc"][col["m"] == m],
-                                 (col["mc"] - z * col["mc_se"])[col["m"] == m], (col["mc"] + z * col["mc_se"])[col["m"] == m],
+                                 (col["mc"] - z * se)[col["m"] == m], (col["mc"] + z * se)[col["m"] == m],
                                  f"+-{z:.2f} SE (family-wise)"),
                 figspec.line("((m-b)/(m-1)) sigma^2/b", col["b"][col["m"] == m], pred[col["m"] == m], "bound"),
                 figspec.line("Lemma C.5: 2(1-b/m) sigma^2/b", col["b"][col["m"] == m], up[col["m"] == m], "reference"),
