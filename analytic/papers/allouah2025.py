@@ -415,6 +415,21 @@ THM_4_2_SC = Bound(
     typst=('EE[cal(L)_cal(H)(theta_T) - cal(L)_star] <= (960 kappa G_"cov"^2)/mu + (115200 L overline(sigma)^2)/(mu^2 T) '
            '+ (115200 L^2 cal(L)_0)/(mu^2 T^2)'),
 )
+#: Theorem 4.2 (2), non-convex, with the explicit constants of its proof (a_2 = 480, a_3 = 5760, a_4 = 270).
+THM_4_2_NC = Bound(
+    name="Theorem 4.2 (2), non-convex",
+    expr=480 * KAPPA * G2 + sp.sqrt(5760 * 270) * sp.sqrt(s_bar2 * L_sm * L0 / T) + 270 * L_sm * L0 / T,
+    kind="upper",
+    statement=("Under Assumptions 2.1-2.3 and L-smooth L_H, with gamma = min{1/(24L), sqrt(3 L_0)/(16 sigma_bar sqrt(L T))} "
+               "and beta = 1 - 24 L gamma: E||grad L_H(theta_hat)||^2 = (1/T) sum_{t<T} E||grad L_H(theta_t)||^2 <= "
+               "480 kappa G_cov^2 + sqrt(5760 * 270) sigma_bar sqrt(L L_0/T) + 270 L L_0/T (stated as <~ kappa G_cov^2 + "
+               "sigma_bar sqrt(L L_0)/sqrt(T) + L L_0/T)."),
+    source="allouah2025, Theorem 4.2 (2); constants a_2, a_3, a_4 from the proof in Appendix C.3",
+    hidden_constant=False,
+    typst=('1/T sum_(t<T) EE norm(nabla cal(L)_cal(H)(theta_t))^2 <= 480 kappa G_"cov"^2 + sqrt(5760 dot 270) '
+           'overline(sigma) sqrt((L cal(L)_0)/T) + (270 L cal(L)_0)/T'),
+)
+
 #: Its O(1/T) rate once the heterogeneity floor is zero (spec check C21).
 THM_4_2_SC_RATE = Bound(
     name="Theorem 4.2 (1), rate without heterogeneity",
@@ -472,4 +487,4 @@ ALL_BOUNDS: tuple[Bound, ...] = (LEMMA_A4, SIGMA_EFF2, HONEST_RESIDUAL, MARGINAL
                                  COMPOSITION, PROP_4_1, APP_B_SIGMA_STAR, PROP_4_1_EXACT_SQUARE, PROP_4_1_PROOF_LINE,
                                  TRACE_CRITERION, LEMMA_C6, LEMMA_C6_PROOF, WISHART_EDGE, LEMMA_C1_NOISE, LEMMA_C1_EQ58,
                                  LEMMA_C5_EXACT, LEMMA_C5, LEMMA_C2_PRINTED_SAMPLING, THM_4_2_SC, THM_4_2_SC_RATE,
-                                 COR_4_1_UTILITY, LDP_UTILITY, COR_4_1_DP_TERM)
+                                 COR_4_1_UTILITY, LDP_UTILITY, COR_4_1_DP_TERM, THM_4_2_NC)

@@ -97,7 +97,7 @@ def test_the_repaired_loop_never_exceeds_2f_on_the_c11_suite():
     assert Context().pick(1, 2) == 1
 
 
-def test_claim_formulas_of_c11_to_x02_render(tmp_path):
+def test_claim_formulas_of_c11_to_x03_render(tmp_path):
     """Every claim's LaTeX goes through matplotlib's mathtext and its typst math compiles (the report needs both)."""
     import matplotlib
 
@@ -107,7 +107,7 @@ def test_claim_formulas_of_c11_to_x02_render(tmp_path):
     from verify.registry import get
 
     typst = pytest.importorskip("typst")
-    ids = [f"allouah2025.c{k}" for k in range(11, 24)] + ["allouah2025.x01", "allouah2025.x02"]
+    ids = [f"allouah2025.c{k}" for k in range(11, 24)] + ["allouah2025.x01", "allouah2025.x02", "allouah2025.x03"]
     results = [run_quick(get(cid)) for cid in ids]
     for r in results:
         mathtext.math_to_image(f"${r.claim.latex}$", str(tmp_path / f"{r.id}.png"), format="png")
@@ -118,7 +118,7 @@ def test_claim_formulas_of_c11_to_x02_render(tmp_path):
     assert len(typst.compile(str(src))) > 1000
 
 
-SEED_IDS = [f"allouah2025.c{k}" for k in range(11, 24)] + ["allouah2025.x01", "allouah2025.x02"]
+SEED_IDS = [f"allouah2025.c{k}" for k in range(11, 24)] + ["allouah2025.x01", "allouah2025.x02", "allouah2025.x03"]
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ from verify.attacks.allouah2025_attacks import far_cluster, honest_top_direction
 from verify.correlated_noise import NoiseInLaw, SharedSeeds, protocol_noise, protocol_noise_in_law
 from verify.problems.allouah2025_classification import flipped, softmax_workers
 from verify.problems.allouah2025_inputs import prop41_suite, subsets_spread
+from verify.problems.allouah2025_nonconvex import cauchy_workers
 from verify.problems.allouah2025_quadratic import identical_workers, sample_without_replacement, worker_points
 
 F64 = torch.float64
@@ -201,3 +202,34 @@ def test_prop41_suite_shapes_and_honest_rows_first(seed):
     mu, lam = subsets_spread(small.X, small.n - small.f)
     assert torch.allclose(mu[:, 0], small.honest.mean(1))  # the first subset is the honest set
     assert math.comb(small.n, small.n - small.f) == lam.shape[1]
+
+
+def test_per_replicate_schedules_equal_separate_runs():
+    """One batched run with a step size and momentum per replicate gives each replicate the run it would
+    have alone (the noise streams differ, so compare without noise and with full batches)."""
+    prob = worker_points(1, 6, 4, 2, spread=1.0, heterogeneity=0.5, generator=_gen(21))
+    both = worker_points(2, 6, 4, 2, spread=1.0, heterogeneity=0.5, generator=_gen(21))
+    both = type(both)(prob.points.expand(2, -1, -1, -1).contiguous())
+    common = dict(f=0, T=15, C=1e6, sigma_cor=0.0, sigma_ind=0.0, batch_size=4, generator=_gen(22), checkpoints=[15])
+    gam = torch.tensor([0.05, 0.2], dtype=F64)
+    run = cafcor(both, both.optimum + 1.0, gamma=gam, beta=1 - gam, **common)
+    for r in range(2):
+        alone = cafcor(prob, prob.optimum + 1.0, gamma=float(gam[r]), beta=1 - float(gam[r]), **common)
+        assert torch.allclose(run.theta[-1, r], alone.theta[-1, 0], atol=1e-14)
+    with pytest.raises(InputError) as info:
+        cafcor(both, both.optimum, gamma=torch.ones(3, dtype=F64), beta=0.0, **common)
+    assert info.value.param == "schedule"
+
+
+def test_cauchy_problem_constants_and_gradients():
+    prob = cauchy_workers(2, 3, 5, 4, spread=2.0, generator=_gen(23), s=0.7, identical=False)
+    theta = torch.randn(2, 4, generator=_gen(24), dtype=F64).requires_grad_()
+    (grad,) = torch.autograd.grad(prob.loss(theta).sum(), theta)
+    assert torch.allclose(prob.honest_gradient(theta.detach()), grad, atol=1e-12)
+    far = 100 * torch.randn(2, 4, generator=_gen(25), dtype=F64)
+    for t in (theta.detach(), far):
+        g = prob.batch_grad(t, None)
+        assert float(torch.linalg.vector_norm(g, dim=-1).max()) <= prob.gradient_bound
+    assert prob.smoothness == pytest.approx(2 / 0.7)
+    floor = prob.loss_floor(torch.zeros(2, 4, dtype=F64), steps=500)
+    assert torch.all(floor <= prob.loss(torch.zeros(2, 4, dtype=F64)))

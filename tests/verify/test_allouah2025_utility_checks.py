@@ -65,6 +65,12 @@ class TestX02(CheckContract):
     planted_verdict = "holds"
 
 
+class TestX03(CheckContract):
+    check = K.x03_theorem42_nonconvex
+    planted = {"theory": A.THM_4_2_NC.scaled(1e-5)}
+    determinism_overrides = {"Ts": (20, 40)}
+
+
 def test_c18_reproduces_the_spec_monte_carlo():
     r = run_quick(K.c18_honest_noise)
     mean = np.asarray(r.observed["mean_lambda_max"])
@@ -83,7 +89,7 @@ def test_c19_exact_and_printed_terms():
 
 
 def test_c21_and_c23_stay_in_the_analysed_regime():
-    for check in (K.c20_theorem42, K.c21_rates, K.c23_dp_term_plateau):
+    for check in (K.c20_theorem42, K.c21_rates, K.c23_dp_term_plateau, K.x03_theorem42_nonconvex):
         r = run_quick(check)
         assert r.observed["clipped_fraction"] == 0.0, check.id
 

@@ -37,7 +37,7 @@ from verify.aggregators.caf import top_eigenpair
 from verify.attacks import ATTACKS
 from verify.correlated_noise import NoiseInLaw, SharedSeeds, correlated_noise, independent_noise
 
-Schedule = Callable[[int], float] | float
+Schedule = Callable[[int], float | torch.Tensor] | float | torch.Tensor
 
 
 @dataclass
@@ -46,7 +46,8 @@ class CafCorRun:
     ``theta [P, R, d]``; at the checkpoint rounds t < T (NaN at t = T): ``aggregation_error [P, R]``
     ||R_t - mbar_t||^2 (epsilon_t), ``drift [P, R]`` Delta_t = lambda_max of the honest momentums' covariance,
     and ``deviation [P, R]`` ||mbar_t - grad L_H(theta_t)||^2 (delta_t of Lemma C.2; NaN when the problem
-    has no ``honest_gradient``);
+    has no ``honest_gradient``); ``grad_norm2_sum [P, R]`` sum_{s < t} ||grad L_H(theta_s)||^2 (only with
+    ``record_gradient_norms``, else NaN: divided by t it is the left-hand side of Theorem 4.2 (2));
     ``clipped_fraction [R]`` share of honest minibatch gradients the clip changed (rounds 1..T-1);
     ``max_grad_norm [R]`` the largest honest minibatch-gradient norm seen before clipping."""
 
@@ -55,6 +56,7 @@ class CafCorRun:
     aggregation_error: torch.Tensor
     drift: torch.Tensor
     deviation: torch.Tensor
+    grad_norm2_sum: torch.Tensor
     clipped_fraction: torch.Tensor
     max_grad_norm: torch.Tensor
 
@@ -73,8 +75,15 @@ def clip(g: torch.Tensor, C: float) -> tuple[torch.Tensor, torch.Tensor]:
     return g * scale, norm[..., 0]
 
 
-def _value(s: Schedule, t: int) -> float:
-    return float(s(t)) if callable(s) else float(s)
+def _at(schedule, t: int, like: torch.Tensor):
+    """A schedule's value at t: a number, or one value per replicate (``[R]``) shaped to broadcast
+    against ``like`` (replicates on axis 0)."""
+    v = schedule(t) if callable(schedule) else schedule
+    if isinstance(v, torch.Tensor) and v.dim() > 0:
+        R = like.shape[0]
+        require(v.shape == (R,), "schedule", f"per-replicate values must have shape ({R},), got {tuple(v.shape)}")
+        return v.to(like).reshape(R, *([1] * (like.dim() - 1)))
+    return float(v)
 
 
 def honest_drift(M: torch.Tensor) -> torch.Tensor:
@@ -86,10 +95,12 @@ def honest_drift(M: torch.Tensor) -> torch.Tensor:
 def cafcor(problem, theta0: torch.Tensor, *, f: int, T: int, gamma: Schedule, beta: Schedule, C: float,
            sigma_cor, sigma_ind, batch_size: int, generator: torch.Generator, attack: str = "alie",
            attack_options: dict | None = None, aggregator: str = "caf", aggregator_options: dict | None = None,
-           seeds: SharedSeeds | None = None, checkpoints: Sequence[int] | None = None) -> CafCorRun:
+           seeds: SharedSeeds | None = None, checkpoints: Sequence[int] | None = None,
+           record_gradient_norms: bool = False) -> CafCorRun:
     """Run Algorithm 1 for T rounds on ``problem`` (h honest workers) with f Byzantine workers.
 
-    ``theta0`` is ``[R, d]``; ``gamma``/``beta`` are numbers or functions of t; ``sigma_cor``/``sigma_ind``
+    ``theta0`` is ``[R, d]``; ``gamma``/``beta`` are numbers or functions of t, or give one value per
+    replicate ``[R]`` (a sweep over step sizes in one run); ``sigma_cor``/``sigma_ind``
     are standard deviations, numbers or one per replicate ``[R]`` (a per-replicate value needs the
     in-law noise, not ``seeds``); ``attack``/``aggregator`` name registered ones. ``checkpoints``: rounds
     in [0, T] at which theta_t is recorded (default: 0 and T).
@@ -120,13 +131,16 @@ def cafcor(problem, theta0: torch.Tensor, *, f: int, T: int, gamma: Schedule, be
 
     theta = theta0.clone()
     M = torch.zeros(R, h, d, dtype=dt, device=dev)
-    thetas, agg_err, drift, dev_t = [], [], [], []
+    thetas, agg_err, drift, dev_t, gsum_t = [], [], [], [], []
     has_grad = hasattr(problem, "honest_gradient")
+    require(has_grad or not record_gradient_norms, "record_gradient_norms", "the problem has no honest_gradient")
+    gsum = torch.zeros(R, dtype=dt, device=dev)
     clipped = torch.zeros(R, dtype=dt, device=dev)
     max_norm = torch.zeros(R, dtype=dt, device=dev)
     for t in range(T + 1):
         if t in want:
             thetas.append(theta.clone())
+            gsum_t.append(gsum.clone() if record_gradient_norms else nan)
         if t == T:
             if t in want:
                 agg_err.append(nan)
@@ -146,7 +160,7 @@ def cafcor(problem, theta0: torch.Tensor, *, f: int, T: int, gamma: Schedule, be
             else:
                 xi = (correlated_noise(seeds, t, R, d, float(sigma_cor), dt, dev)[:, :h]
                       + noise.sigma_ind * independent_noise(generator, R, h, d, 1.0, dt, dev))
-            b_prev = _value(beta, t - 1)
+            b_prev = _at(beta, t - 1, M)
             M = b_prev * M + (1.0 - b_prev) * (g + xi)
         byz = attack_fn(M, f, generator=generator, **context, **a_opts)
         agg = agg_fn(torch.cat([M, byz], 1), f, **g_opts)
@@ -154,8 +168,11 @@ def cafcor(problem, theta0: torch.Tensor, *, f: int, T: int, gamma: Schedule, be
             agg_err.append(((agg - M.mean(1)) ** 2).sum(-1))
             drift.append(honest_drift(M))
             dev_t.append(((M.mean(1) - problem.honest_gradient(theta)) ** 2).sum(-1) if has_grad else nan)
-        theta = theta - _value(gamma, t) * agg
+        if record_gradient_norms:
+            gsum = gsum + (problem.honest_gradient(theta) ** 2).sum(-1)
+        theta = theta - _at(gamma, t, theta) * agg
     rounds_with_grads = max(T - 1, 1)
     return CafCorRun(checkpoints=cps, theta=torch.stack(thetas), aggregation_error=torch.stack(agg_err),
-                     drift=torch.stack(drift), deviation=torch.stack(dev_t), clipped_fraction=clipped / rounds_with_grads,
+                     drift=torch.stack(drift), deviation=torch.stack(dev_t),
+                     grad_norm2_sum=torch.stack(gsum_t), clipped_fraction=clipped / rounds_with_grads,
                      max_grad_norm=max_norm)
