@@ -38,7 +38,9 @@ PAPER = Paper(
              "Lemma C.2 as printed misses the factor 2 of its sampling term. CafCor's excess loss decays as 1/T without "
              "heterogeneity and keeps a floor with it; at a fixed budget its error falls like n^-2.05 in n under "
              "SecLDP against n^-1.04 under LDP, and the DP error does not shrink with T, as Corollary 4.1 says; "
-             "Theorem 4.2's explicit bound holds but is loose by a factor of at least 10^6.")
+             "Theorem 4.2's explicit bounds hold but are loose (by 10^6 in the strongly convex case), and in the "
+             "non-convex case the theorem's own step size is so small that the average squared gradient does not "
+             "move over hundreds of rounds.")
 )
 
 n, f, q, T, C, d = sp.symbols("n f q T C d", positive=True)

@@ -54,7 +54,7 @@ class TestC22(CheckContract):
 
 class TestC23(CheckContract):
     check = K.c23_dp_term_plateau
-    planted = {"theory": power_law("T", -1.0, "upper", "the DP error vanishes like 1/T"), "Ts": (125, 250, 500)}
+    planted = {"theory": power_law("T", -1.0, "upper", "the DP error vanishes like 1/T"), "Ts": (100, 200, 400)}
     determinism_overrides = {"Ts": (20, 40)}
 
 
