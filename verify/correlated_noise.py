@@ -212,3 +212,72 @@ def renyi_divergence_mc_se(llr_under_b: torch.Tensor, alpha: float) -> float:
     x = alpha * llr_under_b.reshape(-1)
     w = torch.exp(x - x.max())
     return float(w.std() / (w.mean() * math.sqrt(x.numel()))) / (alpha - 1.0)
+
+
+# -- the same noise drawn from its joint law, for simulations at scale ------------------------------
+def _noise_scale(sigma, R: int, dtype, device, param: str) -> torch.Tensor:
+    """A standard deviation given as a number or per replicate ``[R]``, as ``[R, 1, 1]``."""
+    s = torch.as_tensor(sigma, dtype=dtype, device=device)
+    if s.dim() == 0:
+        s = s.expand(R)
+    if s.shape != (R,) or not bool(torch.all(torch.isfinite(s) & (s >= 0))):
+        raise InputError(param, f"a standard deviation must be finite, >= 0, one number or one per replicate "
+                                f"({R}), got shape {tuple(s.shape)}")
+    return s.reshape(R, 1, 1)
+
+
+@dataclass(frozen=True)
+class NoiseInLaw:
+    """CafCor's noise for n workers drawn from its exact joint law in O(n d) per draw (spec 2.2).
+
+    The shared-seed construction gives sum_{j != i} v^(ij) = sigma_cor (K z)_i with K the oriented incidence
+    matrix of the complete graph: a zero-mean Gaussian with covariance sigma_cor^2 K K^T = sigma_cor^2
+    (n I - 1 1^T) (x) I_d, the graph's Laplacian. Since n I - 1 1^T = n P with P = I - 1 1^T / n a
+    projection, sigma_cor sqrt(n) P Z (Z_i i.i.d. N(0, I_d)) has exactly that law and sums to zero over the
+    n workers. Adding vbar^(i) ~ N(0, sigma_ind^2 I_d) gives xi with covariance
+    [(n sigma_cor^2 + sigma_ind^2) I - sigma_cor^2 1 1^T] (x) I_d.
+
+    Use it where the n(n-1)/2 pair streams of :func:`correlated_noise` are too slow (many workers, large d,
+    every round) and nothing reads the individual pair terms. The standard deviations are numbers or one
+    per replicate ``[R]``.
+    """
+
+    R: int
+    n: int
+    d: int
+    sigma_cor: torch.Tensor  # [R, 1, 1]
+    sigma_ind: torch.Tensor  # [R, 1, 1]
+
+    @classmethod
+    def build(cls, R: int, n: int, d: int, sigma_cor, sigma_ind, dtype=torch.float64, device="cpu") -> "NoiseInLaw":
+        for name, v in (("R", R), ("n", n), ("d", d)):
+            if not (isinstance(v, (int, np.integer)) and v >= 1):
+                raise InputError(name, f"must be an integer >= 1 (got {v!r})")
+        R, n, d = int(R), int(n), int(d)
+        return cls(R, n, d, _noise_scale(sigma_cor, R, dtype, device, "sigma_cor"),
+                   _noise_scale(sigma_ind, R, dtype, device, "sigma_ind"))
+
+    def correlated(self, generator: torch.Generator) -> torch.Tensor:
+        """The pairwise part of every worker's noise, ``[R, n, d]``."""
+        s = self.sigma_cor
+        Z = torch.randn(self.R, self.n, self.d, generator=generator, dtype=s.dtype, device=s.device)
+        return (s * math.sqrt(self.n)) * (Z - Z.mean(1, keepdim=True))
+
+    def draw(self, generator: torch.Generator) -> torch.Tensor:
+        """xi^(i) for every worker, ``[R, n, d]``: the pairwise part plus the independent part."""
+        s = self.sigma_ind
+        ind = torch.randn(self.R, self.n, self.d, generator=generator, dtype=s.dtype, device=s.device)
+        return self.correlated(generator) + s * ind
+
+
+def correlated_noise_in_law(generator: torch.Generator, R: int, n: int, d: int, sigma_cor,
+                            dtype=torch.float64, device="cpu") -> torch.Tensor:
+    """The pairwise part of every worker's noise, ``[R, n, d]``, drawn from its joint law (:class:`NoiseInLaw`)."""
+    return NoiseInLaw.build(R, n, d, sigma_cor, 0.0, dtype, device).correlated(generator)
+
+
+def protocol_noise_in_law(generator: torch.Generator, R: int, n: int, d: int, sigma_cor, sigma_ind,
+                          dtype=torch.float64, device="cpu") -> torch.Tensor:
+    """xi^(i) = (pairwise part) + vbar^(i) for every worker, ``[R, n, d]``, drawn from the joint law
+    (:class:`NoiseInLaw`)."""
+    return NoiseInLaw.build(R, n, d, sigma_cor, sigma_ind, dtype, device).draw(generator)

@@ -1,0 +1,131 @@
+"""allouah2025.c11-c16 and x01 (CAF): the check contract with a planted wrong theory each, and the numbers
+the spec predicts. The default runs are shared with tests/test_all_checks.py through run_quick."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from analytic.papers import allouah2025 as A
+from verify.aggregators import AGGREGATORS
+from verify.aggregators.caf import caf_filter
+from verify.checks import allouah2025_caf as K
+from verify.testing import CheckContract, run_quick
+
+
+class TestC11(CheckContract):
+    check = K.c11_prop41
+    planted = {"theory": A.PROP_4_1.scaled(0.05), "count": 8}
+    determinism_overrides = {"count": 4}
+
+
+class TestC12(CheckContract):
+    check = K.c12_sigma_star
+    planted = {"theory": A.APP_B_SIGMA_STAR.scaled(0.1), "count": 8}
+    determinism_overrides = {"count": 4}
+
+
+class TestC13(CheckContract):
+    check = K.c13_termination
+    # planting the repaired loop as "the algorithm as printed": the termination claim then holds
+    planted = {"printed": {"max_over": "positive"}}
+    planted_verdict = "holds"
+    determinism_overrides = {"cap": 20}
+
+
+class TestC14(CheckContract):
+    check = K.c14_exactness
+    planted = {"caf_fn": AGGREGATORS["mean"], "count": 4}
+    determinism_overrides = {"count": 4}
+
+
+class TestC15(CheckContract):
+    check = K.c15_lambda_vs_trace
+    planted = {"theory": A.PROP_4_1.scaled(0.01), "dims": (1, 64)}
+    determinism_overrides = {"dims": (4, 64)}
+
+
+class TestC16(CheckContract):
+    check = K.c16_power_method
+    planted = {"constant": 0.05, "count": 8}
+    determinism_overrides = {"count": 4}
+
+
+class TestX01(CheckContract):
+    check = K.x01_proof_last_step
+    # the corrected last line (the exact square of eq. 14) does reach kappa: the erratum disappears
+    planted = {"theory": A.PROP_4_1_EXACT_SQUARE, "n_max": 60}
+    planted_verdict = "holds"
+    determinism_overrides = {"n_max": 20}
+
+
+def test_c11_covers_every_attack_family_and_subsets():
+    r = run_quick(K.c11_prop41)
+    assert r.observed["subset_checks"] > 1000 and r.observed["instances"] >= 400
+    assert len(r.observed["worst_ratio_by_family"]) >= 10 and "LF" in r.observed["worst_ratio_by_family"]
+    assert r.observed["worst_ratio_honest_set"] < 1.0
+
+
+def test_c13_finds_the_stall_and_the_repair():
+    r = run_quick(K.c13_termination)
+    assert "max over all j" in r.finding and "CafIterationCapWarning" in r.finding
+    assert r.observed["printed_at_cap"] > 0 and r.observed["repaired_iterations_max"] <= 20
+    w = np.asarray(r.observed["example"]["printed_weight_sum"])
+    assert w[0] == 10.0 and w[-1] > 4.0  # n = 10, f = 3: still above n - 2f
+
+
+def test_c15_trimmed_mean_tracks_the_trace():
+    r = run_quick(K.c15_lambda_vs_trace)
+    cwtm = np.asarray(r.observed["error_over_lambda_max"]["cwtm"])
+    assert cwtm[-1] > 10 * cwtm[0] and np.all(np.asarray(r.observed["error_over_lambda_max"]["caf"]) < r.predicted["kappa"])
+
+
+def test_x01_excess_is_f2_over_3_n_minus_f_squared():
+    r = run_quick(K.x01_proof_last_step)
+    assert abs(r.observed["excess_at_n10_f3"] - 9 / (3 * 49)) < 1e-12
+    assert r.predicted["max_abs_error_derived_excess"] < 1e-12
+    assert r.observed["max_exact_square_over_kappa"] < 0.9715
+
+
+def test_the_repaired_loop_never_exceeds_2f_on_the_c11_suite():
+    from verify.engine import Context
+    from verify.problems.allouah2025_inputs import prop41_suite
+
+    for b in prop41_suite(np.random.default_rng(3), torch.Generator().manual_seed(3), 5, 15, small=4):
+        _, trace = caf_filter(b.X, b.f)
+        assert int(trace.iterations.max()) <= 2 * b.f
+    assert Context().pick(1, 2) == 1
+
+
+def test_claim_formulas_of_c11_to_x03_render(tmp_path):
+    """Every claim's LaTeX goes through matplotlib's mathtext and its typst math compiles (the report needs both)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import mathtext
+
+    from verify.registry import get
+
+    typst = pytest.importorskip("typst")
+    ids = [f"allouah2025.c{k}" for k in range(11, 24)] + ["allouah2025.x01", "allouah2025.x02", "allouah2025.x03"]
+    results = [run_quick(get(cid)) for cid in ids]
+    for r in results:
+        mathtext.math_to_image(f"${r.claim.latex}$", str(tmp_path / f"{r.id}.png"), format="png")
+        assert r.claim.source.startswith("allouah2025"), r.id
+    src = tmp_path / "claims.typ"
+    src.write_text("#set page(width: auto, height: auto)\n" + "\n\n".join(f"$ {r.claim.typst} $" for r in results),
+                   encoding="utf-8")
+    assert len(typst.compile(str(src))) > 1000
+
+
+SEED_IDS = [f"allouah2025.c{k}" for k in range(11, 24)] + ["allouah2025.x01", "allouah2025.x02", "allouah2025.x03"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", SEED_IDS)
+def test_verdicts_stable_over_root_seeds(cid):
+    from verify.registry import get
+    from verify.testing import assert_verdict
+
+    spec = get(cid)
+    assert_verdict(spec, spec.expected, seeds=range(1, 6))

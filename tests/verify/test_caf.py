@@ -1,0 +1,201 @@
+"""CAF (allouah2025 Algorithm 2): against a textbook per-replicate reference, the properties every robust
+aggregator owes (hypothesis), Proposition 4.1 on random inputs, termination, the literal variant's cap and
+warning, the kernel and power-method paths, dtype and generator discipline."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.errors import InputError
+from verify.aggregators import AGGREGATORS
+from verify.aggregators.caf import CafIterationCapWarning, caf, caf_filter, top_eigenpair
+
+ATOL = 1e-9
+
+
+def reference_caf(x: np.ndarray, f: int, max_over: str = "positive", cap: int = 10_000) -> tuple[np.ndarray, int]:
+    """Algorithm 2 for one replicate, written from the pseudo-code with numpy's eigh on the d x d covariance."""
+    n = x.shape[0]
+    c = np.ones(n)
+    mu_star, s_star = x.mean(0), np.inf
+    it = 0
+    while c.sum() > n - 2 * f and it < cap:
+        it += 1
+        mu = (c[:, None] * x).sum(0) / c.sum()
+        D = x - mu
+        cov = (c[:, None, None] * D[:, :, None] * D[:, None, :]).sum(0) / c.sum()
+        lam, vec = np.linalg.eigh(cov)
+        if lam[-1] <= s_star:
+            mu_star, s_star = mu, lam[-1]
+        tau = (D @ vec[:, -1]) ** 2
+        tau_max = tau[c > 0].max() if max_over == "positive" else tau.max()
+        if tau_max <= 0:
+            break
+        c = np.maximum(c * (1 - tau / tau_max), 0.0)
+    return mu_star, it
+
+
+def kappa(n: int, f: int) -> float:
+    return 6 * f / (n - f) * (1 + f / (n - 2 * f)) ** 2
+
+
+@st.composite
+def batches(draw, max_n: int = 14, max_d: int = 6):
+    R, n, d = draw(st.integers(1, 3)), draw(st.integers(3, max_n)), draw(st.integers(1, max_d))
+    f = draw(st.integers(0, (n - 1) // 2))
+    g = torch.Generator().manual_seed(draw(st.integers(0, 2**31 - 1)))
+    X = torch.randn(R, n, d, generator=g, dtype=torch.float64) * draw(st.floats(0.1, 10.0))
+    if f and draw(st.booleans()):  # far Byzantine rows
+        X[:, n - f:] += draw(st.floats(5.0, 1e3)) * torch.randn(R, 1, d, generator=g, dtype=torch.float64)
+    return X, f, g
+
+
+@settings(max_examples=40, deadline=None)
+@given(b=batches(max_d=20))
+def test_matches_the_textbook_reference_in_both_eigen_paths(b):
+    """d <= n runs on the d x d covariance, d > n on the n x n kernel: both must equal the reference."""
+    X, f, _ = b
+    out, trace = caf_filter(X, f)
+    for r in range(X.shape[0]):
+        ref, it = reference_caf(X[r].numpy(), f)
+        scale = float(X[r].abs().max()) + 1.0
+        assert np.allclose(out[r].numpy(), ref, atol=1e-9 * scale)
+        assert int(trace.iterations[r]) == it
+
+
+@settings(max_examples=30, deadline=None)
+@given(b=batches())
+def test_permutation_invariant_and_translation_equivariant(b):
+    X, f, g = b
+    out = caf(X, f)
+    perm = torch.randperm(X.shape[1], generator=g)
+    assert torch.allclose(caf(X[:, perm], f), out, atol=ATOL * (1 + float(X.abs().max())))
+    shift = torch.randn(X.shape[0], 1, X.shape[2], generator=g, dtype=X.dtype) * 100
+    assert torch.allclose(caf(X + shift, f), out + shift[:, 0], atol=1e-7 * (1 + float(X.abs().max())))
+    assert out.dtype == X.dtype and out.shape == (X.shape[0], X.shape[2])
+
+
+@settings(max_examples=30, deadline=None)
+@given(b=batches(max_d=30))
+def test_exact_when_honest_inputs_coincide(b):
+    X, f, _ = b
+    h = X.shape[1] - f
+    X[:, :h] = X[:, :1]
+    scale = float(X.abs().max()) + 1.0
+    assert torch.allclose(caf(X, f), X[:, 0], atol=1e-12 * scale)
+
+
+@settings(max_examples=40, deadline=None)
+@given(b=batches(max_n=20, max_d=25))
+def test_proposition_41_and_termination_within_2f(b):
+    X, f, _ = b
+    n = X.shape[1]
+    out, trace = caf_filter(X, f)
+    assert int(trace.iterations.max()) <= 2 * f and not bool(trace.capped.any())
+    if f == 0:
+        assert torch.allclose(out, X.mean(1), atol=0.0)
+        return
+    H = X[:, : n - f]
+    mu = H.mean(1)
+    lam = torch.linalg.eigvalsh(torch.einsum("rni,rnj->rij", H - mu[:, None], H - mu[:, None]) / (n - f))[:, -1]
+    err = ((out - mu) ** 2).sum(-1)
+    assert torch.all(err <= kappa(n, f) * lam * (1 + 1e-9) + 1e-12)
+    sigma_bound = 2 * n * (n - f) / (n - 2 * f) ** 2 * lam
+    assert torch.all(trace.sigma_star2 <= sigma_bound * (1 + 1e-9) + 1e-12)
+
+
+def test_literal_variant_stalls_is_capped_and_warns():
+    """The spec's example: n = 10, f = 3, d = 3, outliers at scale 100 (spec 2.4)."""
+    g = torch.Generator().manual_seed(0)
+    X = torch.cat([torch.randn(20, 7, 3, generator=g, dtype=torch.float64),
+                   100 * torch.randn(20, 3, 3, generator=g, dtype=torch.float64)], 1)
+    with pytest.warns(CafIterationCapWarning):
+        _, lit = caf_filter(X, 3, max_over="all", max_iter=60)
+    assert bool(lit.capped.any()) and int(lit.iterations.max()) == 60
+    w = lit.weight_sum[lit.capped][0]
+    assert float(w[-1]) > 4.0 and float(w[0]) == 10.0  # still above n - 2f = 4 after 60 iterations
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, fix = caf_filter(X, 3)
+    assert int(fix.iterations.max()) <= 6 and not bool(fix.capped.any())
+    for r in range(X.shape[0]):  # the literal loop matches the reference, iteration for iteration
+        ref, it = reference_caf(X[r].numpy(), 3, max_over="all", cap=60)
+        assert int(lit.iterations[r]) == it
+
+
+def test_zero_spread_stops_early_and_returns_the_common_point():
+    X = torch.ones(2, 9, 4, dtype=torch.float64) * 3.0
+    out, trace = caf_filter(X, 4)
+    assert torch.equal(out, X[:, 0]) and bool(trace.zero_spread.all()) and int(trace.iterations.max()) == 1
+
+
+def test_kernel_path_survives_two_coinciding_clusters():
+    """d > n, honest rows all 0 and f identical Byzantine rows (CafCor's first LF round, n = 19, f = 9): the
+    kernel's rounding must not turn a zero spread into 0/0."""
+    g = torch.Generator().manual_seed(9)
+    X = torch.zeros(3, 19, 50, dtype=torch.float64)
+    X[:, 10:] = torch.randn(3, 1, 50, generator=g, dtype=torch.float64)
+    out, trace = caf_filter(X, 9)
+    assert torch.isfinite(out).all() and float(out.abs().max()) < 1e-12
+    assert int(trace.iterations.max()) <= 18
+
+
+def test_power_method_needs_a_generator_and_converges_to_the_exact_eigenpair():
+    g = torch.Generator().manual_seed(1)
+    D = torch.randn(4, 15, 6, generator=g, dtype=torch.float64)
+    D = D - D.mean(1, keepdim=True)
+    w = torch.full((4, 15), 1 / 15, dtype=torch.float64)
+    with pytest.raises(InputError) as info:
+        top_eigenpair(D, w, "power")
+    assert info.value.param == "generator"
+    lam, v = top_eigenpair(D, w)
+    lam_p, v_p = top_eigenpair(D, w, "power", power_iters=500, generator=g)
+    assert torch.allclose(lam_p, lam, rtol=1e-8)
+    assert torch.allclose((v_p * v).sum(-1).abs(), torch.ones(4, dtype=torch.float64), atol=1e-6)
+    X = torch.randn(3, 12, 5, generator=g, dtype=torch.float64)
+    a = caf(X, 3, eigen="power", power_iters=300, generator=torch.Generator().manual_seed(5))
+    assert torch.allclose(a, caf(X, 3), atol=1e-8)
+    same = [caf(X, 3, eigen="power", generator=torch.Generator().manual_seed(7)) for _ in range(2)]
+    assert torch.equal(*same)
+
+
+def test_gram_and_covariance_eigenpairs_agree():
+    g = torch.Generator().manual_seed(2)
+    D = torch.randn(3, 5, 40, generator=g, dtype=torch.float64)
+    w = torch.softmax(torch.randn(3, 5, generator=g, dtype=torch.float64), -1)
+    lam, v = top_eigenpair(D, w)  # d > n: Gram path
+    cov = torch.einsum("rn,rni,rnj->rij", w, D, D)
+    ev, evec = torch.linalg.eigh(cov)
+    assert torch.allclose(lam, ev[:, -1], rtol=1e-10)
+    assert torch.allclose((v * evec[:, :, -1]).sum(-1).abs(), torch.ones(3, dtype=torch.float64), atol=1e-8)
+
+
+def test_dtype_device_and_registration():
+    g = torch.Generator().manual_seed(3)
+    X = torch.randn(2, 11, 4, generator=g)
+    out = caf(X, 2)
+    assert out.dtype == torch.float32
+    assert torch.allclose(out.double(), caf(X.double(), 2), atol=1e-4)
+    assert AGGREGATORS["caf"] is caf
+    with pytest.raises(InputError) as info:
+        caf(X, 6)
+    assert info.value.param == "f"
+    with pytest.raises(InputError):
+        caf(X, 1, eigen="svd")
+    with pytest.raises(InputError):
+        caf(X, 1, max_over="some")
+
+
+def test_no_global_random_state_is_touched():
+    torch.manual_seed(0)
+    before = torch.rand(3)
+    torch.manual_seed(0)
+    X = torch.randn(2, 9, 3, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    caf(X, 2)
+    caf(X, 2, eigen="power", generator=torch.Generator().manual_seed(2))
+    assert torch.equal(torch.rand(3), before)

@@ -1,0 +1,231 @@
+"""CAF, the Covariance-bound Agnostic Filter (allouah2025, Algorithm 2), batched over replicates.
+
+Given x_1..x_n in R^d and 0 <= f < n/2 (and nothing else, no covariance bound):
+
+    c_i <- 1;  mu* <- (1/n) sum_i x_i;  sigma*^2 <- +inf
+    while sum_i c_i > n - 2f:
+        mu_c    <- sum_i c_i x_i / sum_i c_i
+        Sigma_c <- sum_i c_i (x_i - mu_c)(x_i - mu_c)^T / sum_i c_i
+        (sigma_c^2, v) <- top eigenpair of Sigma_c
+        if sigma_c^2 <= sigma*^2:  mu* <- mu_c, sigma*^2 <- sigma_c^2      (ties replace the incumbent)
+        tau_i <- <v, x_i - mu_c>^2
+        tau_max <- max_{j : c_j > 0} tau_j          (the paper prints max over all j in [n])
+        if tau_max == 0: stop                        (all weighted points coincide along v: sigma_c = 0)
+        c_i <- max(0, c_i (1 - tau_i / tau_max))
+    return mu*
+
+CAF returns the weighted mean of the iteration whose weighted covariance had the smallest top
+eigenvalue, not the last iterate; with f = 0 the loop never runs and CAF is the mean.
+Proposition 4.1: ||CAF - xbar_S||^2 <= kappa lambda_max(Cov_S) for every S of size n - f, with
+kappa = 6f/(n-f) (1 + f/(n-2f))^2.
+
+**Termination.** Each iteration zeroes the weight of the argmax of tau among the positive-weight
+points (1 - tau/tau = 0 exactly in IEEE arithmetic), so at most n - k points keep weight after k
+iterations and the loop stops within 2f iterations. That argument needs the max over positive
+weights (``max_over="positive"``, the default). The printed line takes the max over all j
+(``max_over="all"``, also what ByzFL 0.0.11 does): points already at weight 0 that lie far out keep
+tau_max large, the weights of the others barely shrink, and the loop can run for thousands of
+iterations (allouah2025 spec 2.4, 7.6). That variant runs under an iteration cap and warns with
+:class:`CafIterationCapWarning` when a replicate reaches it.
+
+**Top eigenpair.** ``eigen="exact"`` uses a symmetric eigensolver on the d x d weighted covariance
+when d <= n, and on the n x n weighted Gram matrix G = W^{1/2} D D^T W^{1/2} / s otherwise (if
+G u = lambda u then v is proportional to D^T W^{1/2} u; cost O(n^2 d) instead of O(d^3)).
+``eigen="power"`` runs ``power_iters`` power steps v <- Sigma v / ||Sigma v|| from a Gaussian start
+drawn from an explicit generator, without forming Sigma (O(n d) per step), and takes the Rayleigh
+quotient v^T Sigma v of the final vector as the eigenvalue (the paper's experiments used a power
+method with an unstated number of steps; its robustness "up to constants" has no proof).
+
+Everything runs in the input's dtype and device, batched over the replicate axis; the loop runs
+over filter iterations only (replicates that have stopped are frozen by masks).
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+
+from analytic.errors import require
+from verify.aggregators import aggregator
+
+Eigen = Literal["exact", "power"]
+MaxOver = Literal["positive", "all"]
+EIGEN_METHODS = ("exact", "power")
+MAX_OVER = ("positive", "all")
+#: Default iteration cap of the literal variant (max over all j), per replicate.
+LITERAL_CAP = 1000
+
+
+class CafIterationCapWarning(UserWarning):
+    """The literal CAF loop (max over all j) reached its iteration cap with sum c > n - 2f."""
+
+
+@dataclass
+class CafTrace:
+    """What happened inside the filter, per replicate (R replicates, K = iterations of the longest one).
+
+    ``iterations [R]`` loop iterations run; ``sigma_star2 [R]`` the smallest top eigenvalue seen
+    (sigma*^2; +inf when the loop never ran); ``sigma2 [R, K]`` the top eigenvalue of every iteration
+    (NaN after a replicate stopped); ``weight_sum [R, K + 1]`` sum_i c_i before each iteration and after
+    the last (NaN after stopping); ``means [R, K, d]`` the weighted mean mu_c of every iteration (only
+    with ``record_means``); ``weights [R, n]`` the final weights; ``capped [R]`` the loop hit the cap
+    with sum c > n - 2f; ``zero_spread [R]`` it stopped because tau_max = 0.
+    """
+
+    iterations: torch.Tensor
+    sigma_star2: torch.Tensor
+    sigma2: torch.Tensor
+    weight_sum: torch.Tensor
+    weights: torch.Tensor
+    capped: torch.Tensor
+    zero_spread: torch.Tensor
+    means: torch.Tensor | None = None
+
+
+def _weighted_matvec(D: torch.Tensor, w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Sigma v with Sigma = sum_i w_i D_i D_i^T, without forming Sigma: ``[R, d]``."""
+    return torch.einsum("rn,rnd->rd", w * torch.einsum("rnd,rd->rn", D, v), D)
+
+
+def top_eigenpair(D: torch.Tensor, w: torch.Tensor, eigen: Eigen = "exact", *, power_iters: int = 1,
+                  generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Top eigenvalue ``[R]`` and unit eigenvector ``[R, d]`` of Sigma = sum_i w_i D_i D_i^T.
+
+    ``D [R, n, d]`` are the centred points, ``w [R, n]`` weights summing to 1. ``exact``: the d x d
+    covariance (d <= n) or the n x n Gram matrix (d > n), both by ``torch.linalg.eigh``; ``power``:
+    ``power_iters`` power steps from a N(0, I_d) start drawn from ``generator``, eigenvalue = Rayleigh
+    quotient of the last vector. A zero Sigma gives eigenvalue 0 (the vector is then arbitrary).
+    """
+    R, n, d = D.shape
+    if eigen == "exact":
+        if d <= n:
+            lam, vec = torch.linalg.eigh((D * w[..., None]).transpose(1, 2) @ D)
+            return lam[:, -1].clamp_min(0.0), vec[:, :, -1]
+        sq = w.clamp_min(0.0).sqrt()
+        B = sq[..., None] * D  # [R, n, d]
+        lam, U = torch.linalg.eigh(B @ B.transpose(1, 2))
+        v = torch.einsum("rnd,rn->rd", B, U[:, :, -1])
+        norm = torch.linalg.vector_norm(v, dim=-1, keepdim=True)
+        return lam[:, -1].clamp_min(0.0), torch.where(norm > 0, v / torch.where(norm > 0, norm, 1.0), v)
+    require(generator is not None, "generator", "the power-method CAF needs an explicit torch.Generator")
+    v = torch.randn(R, d, generator=generator, dtype=D.dtype, device=D.device)
+    v = v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
+    for _ in range(power_iters):
+        u = _weighted_matvec(D, w, v)
+        norm = torch.linalg.vector_norm(u, dim=-1, keepdim=True)
+        v = torch.where(norm > 0, u / torch.where(norm > 0, norm, 1.0), v)
+    lam = (v * _weighted_matvec(D, w, v)).sum(-1)
+    return lam.clamp_min(0.0), v
+
+
+def _validate(X: torch.Tensor, f: int, eigen: str, max_over: str, power_iters: int) -> tuple[int, int, int]:
+    require(X.dim() == 3, "X", f"expected [R, N, d], got shape {tuple(X.shape)}")
+    R, n, d = X.shape
+    require(isinstance(f, int) and f >= 0, "f", f"must be an integer >= 0, got {f!r}")
+    require(2 * f < n, "f", f"CAF needs f < n/2; got f = {f} with n = {n}")
+    require(eigen in EIGEN_METHODS, "eigen", f"expected one of {EIGEN_METHODS}, got {eigen!r}")
+    require(max_over in MAX_OVER, "max_over", f"expected one of {MAX_OVER}, got {max_over!r}")
+    require(isinstance(power_iters, int) and power_iters >= 1, "power_iters", f"must be an integer >= 1, got {power_iters!r}")
+    return R, n, d
+
+
+def _projections(X: torch.Tensor, w: torch.Tensor, eigen: Eigen, power_iters: int, generator,
+                 kernel: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(top eigenvalue sigma_c^2 [R], tau [R, n]) of the weighted covariance at weights ``w`` (summing to 1).
+
+    With a ``kernel`` K = X X^T (exact eigenpairs, d > n) everything stays in R^{n x n}: with D = X - 1 mu^T,
+    mu = X^T w, D D^T = K - (K w) 1^T - 1 (K w)^T + (w^T K w) 1 1^T; if u is the top unit eigenvector of
+    W^{1/2} D D^T W^{1/2} with eigenvalue lambda, v = D^T W^{1/2} u / sqrt(lambda) and
+    tau_i = <v, D_i>^2 = (D D^T W^{1/2} u)_i^2 / lambda. Cost O(n^3) per iteration instead of O(n^2 d). The
+    subtractions lose about u max_i K_ii in absolute terms, so a spread below that resolution counts as zero
+    (the inputs are centred at their mean first; spreads above about sqrt(8 n u) ~ 1e-7 sqrt(n) of the inputs'
+    scale are resolved).
+    """
+    if kernel is None:
+        D = X - (w[:, None, :] @ X)
+        lam, v = top_eigenpair(D, w, eigen, power_iters=power_iters, generator=generator)
+        return lam, (D @ v[:, :, None])[..., 0] ** 2
+    Kw = (kernel @ w[:, :, None])[..., 0]
+    DD = kernel - Kw[:, :, None] - Kw[:, None, :] + (w * Kw).sum(1)[:, None, None]
+    sq = w.clamp_min(0.0).sqrt()
+    lam, U = torch.linalg.eigh(sq[:, :, None] * DD * sq[:, None, :])
+    # D D^T carries rounding errors of order u max_i K_ii (the subtractions cancel): a top eigenvalue below
+    # that level is a zero spread to working precision (all weighted points coincide), and tau = 0 stops the loop
+    resolution = 8 * X.shape[1] * torch.finfo(X.dtype).eps * torch.diagonal(kernel, dim1=1, dim2=2).amax(1)
+    lam = torch.where(lam[:, -1] > resolution, lam[:, -1], torch.zeros_like(resolution))
+    proj = (DD @ (sq * U[:, :, -1])[:, :, None])[..., 0]
+    return lam, torch.where(lam[:, None] > 0, proj**2 / torch.where(lam > 0, lam, 1.0)[:, None], torch.zeros_like(proj))
+
+
+def caf_filter(X: torch.Tensor, f: int, *, eigen: Eigen = "exact", power_iters: int = 1,
+               generator: torch.Generator | None = None, max_over: MaxOver = "positive", max_iter: int | None = None,
+               record: bool = True, record_means: bool = False) -> tuple[torch.Tensor, CafTrace | None]:
+    """CAF (Algorithm 2) of ``X [R, n, d]`` tolerating ``f`` corrupt inputs: the estimate ``[R, d]`` and its
+    trace (``None`` when ``record`` is False, the lean path an aggregator call takes).
+
+    ``max_iter`` caps the loop (default: 2f for ``max_over="positive"``, which the termination argument
+    guarantees, and :data:`LITERAL_CAP` for the literal ``max_over="all"``); a replicate that reaches the
+    cap with sum c > n - 2f is flagged in ``trace.capped`` and a :class:`CafIterationCapWarning` is issued.
+    Exact eigenpairs with d > n run the whole loop on the n x n kernel of the inputs centred at their mean
+    (CAF is translation equivariant), so its cost is one O(n^2 d) product plus O(n^3) per iteration.
+    """
+    R, n, d = _validate(X, f, eigen, max_over, power_iters)
+    cap = (2 * f if max_over == "positive" else LITERAL_CAP) if max_iter is None else int(max_iter)
+    require(cap >= 0, "max_iter", f"must be >= 0, got {max_iter}")
+    dev, dt = X.device, X.dtype
+    floor = n - 2 * f
+    kernel, Xc = None, X
+    if eigen == "exact" and d > n and f > 0:
+        Xc = X - X.mean(1, keepdim=True)
+        kernel = Xc @ Xc.transpose(1, 2)
+    c = torch.ones(R, n, dtype=dt, device=dev)
+    w_star = c / n
+    s2_star = torch.full((R,), float("inf"), dtype=dt, device=dev)
+    active = torch.full((R,), f > 0, dtype=torch.bool, device=dev)
+    iterations = torch.zeros(R, dtype=torch.long, device=dev)
+    zero_spread = torch.zeros(R, dtype=torch.bool, device=dev)
+    sigma2, wsum, means = [], [c.sum(1)], []
+    for k in range(cap):
+        if not bool(active.any()):
+            break
+        w = c / c.sum(1, keepdim=True)
+        lam, tau = _projections(Xc, w, eigen, power_iters, generator, kernel)
+        better = active & (lam <= s2_star)
+        w_star = torch.where(better[:, None], w, w_star)
+        s2_star = torch.where(better, lam, s2_star)
+        tau_max = (tau * (c > 0) if max_over == "positive" else tau).amax(1, keepdim=True)
+        flat = tau_max[:, 0] <= 0
+        step = active & ~flat
+        c = torch.where(step[:, None], (c * (1.0 - tau / torch.where(flat[:, None], 1.0, tau_max))).clamp_min(0.0), c)
+        if record:
+            iterations += active.long()
+            zero_spread |= active & flat
+            sigma2.append(torch.where(active, lam, torch.nan))
+            if record_means:
+                means.append(torch.where(active[:, None], (w[:, None, :] @ X)[:, 0], torch.nan))
+            wsum.append(torch.where(iterations == k + 1, c.sum(1), torch.nan))
+        active = step & (c.sum(1) > floor)
+    if bool(active.any()):
+        warnings.warn(f"CAF ({max_over}) reached its cap of {cap} iterations with sum c > n - 2f in "
+                      f"{int(active.sum())} of {R} replicates; the estimate is the best iterate so far",
+                      CafIterationCapWarning, stacklevel=2)
+    mu_star = X.mean(1) if f == 0 else (w_star[:, None, :] @ X)[:, 0]
+    if not record:
+        return mu_star, None
+    empty = torch.empty(R, 0, dtype=dt, device=dev)
+    trace = CafTrace(
+        iterations=iterations, sigma_star2=s2_star,
+        sigma2=torch.stack(sigma2, 1) if sigma2 else empty, weight_sum=torch.stack(wsum, 1),
+        weights=c, capped=active, zero_spread=zero_spread,
+        means=(torch.stack(means, 1) if means else torch.empty(R, 0, d, dtype=dt, device=dev)) if record_means else None)
+    return mu_star, trace
+
+
+@aggregator("caf")
+def caf(X: torch.Tensor, f: int, *, eigen: Eigen = "exact", power_iters: int = 1,
+        generator: torch.Generator | None = None, max_over: MaxOver = "positive", max_iter: int | None = None) -> torch.Tensor:
+    """CAF's estimate ``[R, d]`` (see :func:`caf_filter`; default: exact eigenpairs, max over positive weights)."""
+    return caf_filter(X, f, eigen=eigen, power_iters=power_iters, generator=generator, max_over=max_over,
+                      max_iter=max_iter, record=False)[0]
