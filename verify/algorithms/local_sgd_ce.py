@@ -58,7 +58,7 @@ class RowGroup:
 
 @dataclass
 class Trajectory:
-    """What a run recorded: ``rounds [P]`` and per row ``gap [B, P]`` (plus optional metrics)."""
+    """What a run recorded: ``rounds [P]`` and per row ``gap [B, P]`` (plus optional metrics), and the row groups run."""
 
     rounds: np.ndarray
     gap: np.ndarray
@@ -66,10 +66,6 @@ class Trajectory:
     agent_grad_sq: np.ndarray | None = None
     iterates: np.ndarray | None = None  # [B, P, d]
 
-    def rows_of(self, i: int) -> slice:
-        """The rows of group i."""
-        start = sum(g.rows for g in self.groups[:i])
-        return slice(start, start + self.groups[i].rows)
 
 
 def _resolve(table: dict, thing, kind: str) -> Callable:

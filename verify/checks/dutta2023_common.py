@@ -15,7 +15,6 @@ import numpy as np
 import torch
 
 from analytic.constants import Constant
-from analytic.constants.smoothness import least_squares_constants
 from analytic.papers import dutta2023 as D
 from verify.algorithms.local_sgd_ce import RowGroup, Trajectory, local_sgd_ce
 from verify.engine import Context, log_checkpoints
@@ -155,19 +154,9 @@ def semilog_window(rounds: np.ndarray, curve: np.ndarray, e0: float, *, upper: f
     return idx
 
 
-def theorem_values(inst: Instance, *, alpha, T, f, H, sigma, e0, k) -> dict:
-    """The symbols of the dutta2023 Bounds at a configuration (arrays broadcast)."""
-    return {"alpha": alpha, "T": T, "f": f, "H": H, "sigma": sigma, "e0": e0, "k": k, "mu": inst.mu, "L": inst.L,
-            "sigma2": np.asarray(sigma, dtype=float) ** 2}
-
-
-def ls_constants_table(G: np.ndarray) -> dict[str, Constant]:
-    return least_squares_constants(G)
-
-
 def condition9_assumption(f: int, N: int, mu: float, L: float, label: str = "exact"):
     from verify.result import Assumption
 
     fmax = D.f_max_condition_9(N, mu, L)
-    return Assumption("condition (9): f/(N-f) <= mu/(3L)", f <= fmax, mu / (3 * L), label,
+    return Assumption("condition (9): f/(N-f) <= mu/(3L)", D.condition_9(f, N, mu, L), mu / (3 * L), label,
                       f"f = {f}, N = {N}: allowed up to f = {fmax} (mu/L = {mu / L:.4f})")

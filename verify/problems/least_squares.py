@@ -291,9 +291,6 @@ class AgentOracle:
         """psi(r_i^2) - psi(0) per agent [M, n], without cancellation."""
         return self.problem.link.excess(self.problem.sq_residual(self._X(X))).cpu().numpy()
 
-    def mean_value(self, X) -> np.ndarray:
-        return self.values(X).mean(1)
-
     def mean_grad(self, X) -> np.ndarray:
         return self.grads(X).mean(1)
 
