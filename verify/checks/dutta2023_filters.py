@@ -112,7 +112,7 @@ FILTERS = ("cwtm", "multikrum", "mean")
 
 @check("dutta2023.c17", "F1/F2: CE beats CWTM, multi-Krum and the mean under every attack, and its error grows with f",
        "erratum", "violated")
-def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), sigmas=(1.0, 5.0), f: int = 5,
+def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), others=FILTERS, sigmas=(1.0, 5.0), f: int = 5,
                 fs=(0, 2, 5, 8, 10), rounds: int = 50, alpha_p: float = 0.05, min_rho: float = 0.9) -> Result:
     """Spec C17: problem (11), T = 3, K = 50, alpha = 0.5/L, noise N1 with sigma in {1, 5}. F1 (per attack): CE's final
     gap is below each other filter's (one-sided paired Wilcoxon, p < 0.05, over replicates and both sigmas); F2 (per
@@ -122,7 +122,7 @@ def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), sigmas=
     prob, L = _p1(ctx)
     d = prob.dim
     alpha = 0.5 / L
-    cfg = [Config(a, agg, alpha=alpha, T=3, std=P.coordinate_std(s, d), reps=R) for a in attacks for agg in ("ce",) + FILTERS
+    cfg = [Config(a, agg, alpha=alpha, T=3, std=P.coordinate_std(s, d), reps=R) for a in attacks for agg in ("ce",) + tuple(others)
            for s in sigmas]
     tr, sl = simulate(ctx, prob, cfg, f=f, n_byz=f, rounds=rounds, stream="run/filters", record=[0, rounds])
     final = {(c.attack, c.aggregator, c.std): tr.gap[s][:, -1] / tr.gap[s][:, 0] for c, s in zip(cfg, sl)}
@@ -132,7 +132,7 @@ def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), sigmas=
     f1, f1_rows = {}, []
     for a in attacks:
         parts = []
-        for other in FILTERS:
+        for other in others:
             ce = np.concatenate([final[(a, "ce", P.coordinate_std(s, d))] for s in sigmas])
             ot = np.concatenate([final[(a, other, P.coordinate_std(s, d))] for s in sigmas])
             v, info = paired_comparison_verdict(np.log(ce), np.log(ot), alpha=alpha_p)
@@ -190,7 +190,7 @@ def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), sigmas=
             figspec.panel(f"Final gap by filter, f = {f}, sigma = {sigmas[-1]:g} (F1)", "attack (1..5)", r"$e_K/e_0$",
                           [figspec.line(agg, np.arange(1, len(attacks) + 1),
                                         [float(final[(a, agg, P.coordinate_std(sigmas[-1], d))].mean()) for a in attacks], "observed")
-                           for agg in ("ce",) + FILTERS], "linear", "log")),
+                           for agg in ("ce",) + tuple(others)], "linear", "log")),
     )
 
 
