@@ -9,7 +9,8 @@ model x_k (context ``reference`` [R, d]), every honest model and the honest opti
 * A2 ``reference_sign_flip``: x_k - kappa (ybar_H - x_k), the honest mean update reversed (kappa in {1, 3}).
 * A3 ``ce_evasion``: x_k + rho_k u_k, rho_k the q-quantile of the honest distances (q in {0.5, 0.9, 1 - 1e-9})
   and u_k = (x_k - x*_H)/||x_k - x*_H|| (a random unit vector when x_k = x*_H): it pushes away from the
-  optimum while staying inside the honest radius, so CE keeps it (the strongest attack on CE).
+  optimum while staying inside the honest radius (the strongest attack on CE). The f copies are identical, so
+  CE keeps as many as fit among its N - f closest: all f at q = 0.5, only one at q = 1 - 1e-9.
 
 A4 (ALIE, mean - z std) is the classic ``alie`` with ``tau = -z``; A5 (label flip) changes the Byzantine
 agents' data (:func:`verify.problems.dutta2023_problems.label_flip`); A6 (constant 1e3) is the classic ``large``.

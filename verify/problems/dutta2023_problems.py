@@ -187,7 +187,8 @@ def composite_report(kind: str, args) -> list[Constant]:
             mu_for_f.append((lo, "lower bound"))
         out.append(Constant("mu_PL_sampled", sampled["mu_PL"].value, "upper bound", sampled["mu_PL"].how))
         out.append(Constant("mu_QG_sampled", sampled["mu_QG"].value, "upper bound", sampled["mu_QG"].how))
-        mu_for_f.append((sampled["mu"].value, "upper bound"))
+        if not any(label == "exact" for _, label in mu_for_f):
+            mu_for_f.append((sampled["mu"].value, "upper bound"))
     else:
         out.append(Constant("mu_PL", math.nan, "estimate", "not computed: with noisy labels x*_H has no closed form"))
     if L.finite:

@@ -430,7 +430,10 @@ def least_squares_cli(args) -> list[Constant]:
     rng = np.random.default_rng(args.seed)
     if args.file:
         A, b = _load_npz(args.file)
-        prob = from_arrays(A, b)
+        try:
+            prob = from_arrays(A, b)
+        except InputError as exc:  # the arrays are the file's content: report them under FILE
+            raise InputError("FILE", f"{args.file!r}: array {exc.param}: {exc.message}") from None
         G, z, s = prob.gram_numpy()
         n_total = args.n_total if args.n_total is not None else G.shape[0] + args.f
         return least_squares_report(G, z, s, args.f, n_total, rng,
