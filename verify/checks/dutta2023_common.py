@@ -38,15 +38,13 @@ ATTACK_NAMES = {"A1": "random (far)", "A2": "sign flip", "A3": "CE evasion", "A4
 
 @dataclass(frozen=True)
 class Instance:
+    """A least-squares instance and the exact constants of its honest agents (Assumptions 1-2)."""
+
     problem: RegressionAgents
     x_opt: torch.Tensor  # x°, the planted model
     L: float
     mu: float
     constants: dict
-
-    @property
-    def kappa(self) -> float:
-        return self.mu / self.L
 
 
 def ls_instance(ctx: Context, *, n_byz: int = 0, rows: int = 2000, dim: int = 5, label_noise: float = 0.0,

@@ -92,7 +92,8 @@ def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=(0, 2, 5,
     ln rho, (iii) included in (i) at k = K. The tightness ln rho_emp / ln rho_bd is reported."""
     K = rounds or ctx.pick(150, 2000)
     rec = record_rounds(K, dense=True)
-    curves, rows_info, assumptions = [], [], []
+    rows_info, assumptions = [], []
+    within_8 = True
     parts = []
     tight = []
     fig_series = []
@@ -101,6 +102,7 @@ def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=(0, 2, 5,
         H = N_AGENTS - f
         configs = [Config(a, alpha=rule(inst.mu, inst.L, T), T=T, reps=2 if a == "A1" else 1, label=name)
                    for a in (attacks if f > 0 else (None,)) for T in Ts for name, rule in ALPHA_RULES.items()]
+        within_8 &= all(cf.alpha <= inst.mu / (72 * inst.L**2 * cf.T) * (1 + 1e-12) for cf in configs)
         tr, slices = simulate(ctx, inst.problem, configs, f=f, n_byz=f, rounds=K, stream=f"run/f={f}", record=rec)
         col = lambda attr: np.concatenate([np.full(sl.stop - sl.start, getattr(cf, attr), dtype=float)  # noqa: E731
                                            for cf, sl in zip(configs, slices)])[:, None]
@@ -126,7 +128,7 @@ def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=(0, 2, 5,
                     fig_series.append(figspec.line("bound (10), sigma = 0", tr.rounds, bound[sl.start] / e0[sl.start, 0], "bound"))
         assumptions.append(condition9_assumption(f, N_AGENTS, inst.mu, inst.L))
     inst_max = ls_instance(ctx, n_byz=max(fs))
-    assumptions.append(Assumption("step size within eq. (8): alpha <= mu/(72 L^2 T)", True, None, "exact",
+    assumptions.append(Assumption("step size within eq. (8): alpha <= mu/(72 L^2 T)", within_8, None, "exact",
                                   "both rules: mu^2/(158 L^3 T) <= mu/(72 L^2 T) since mu <= L"))
     assumptions.append(_redundancy_assumption(ctx, inst_max, max(fs)))
     assumptions.append(Assumption("exactly f Byzantine agents, exact gradients (sigma = 0)", True, 0.0, "exact", "by construction"))
@@ -200,9 +202,12 @@ def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attack
             parts.append(v)
             E_inf = float(D.THEOREM_1_FLOOR(**{key: at[key] for key in ("alpha", "T", "f", "H", "sigma", "mu", "L")}))
             recon = np.asarray(D.RECONSTRUCTED(**at), dtype=float)
+            late, mid = float(tail_mean(tr, sl, tail=0.1).mean()), float(Y[:, (tr.rounds >= 0.4 * K) & (tr.rounds <= 0.5 * K)].mean())
             info_rows.append({"f": f, "attack": a, "T": T, "sigma_over_sigma0": s, "start": st, "alpha": cf.alpha,
-                              "worst_ratio_to_bound": b["worst_ratio"], "E_inf_over_e0_ref": E_inf / e0_ref,
-                              "floor_over_E_inf": float(tail_mean(tr, sl, tail=0.5).mean()) / E_inf if st == "x*" else None,
+                              "worst_ratio_to_bound": float((b["mean"][1:] / b["bound"][1:]).max()),
+                              "E_inf_over_e0_ref": E_inf / e0_ref,
+                              "late_gap_over_E_inf": late / E_inf if st == "x*" else None,
+                              "settled": bool(abs(late / mid - 1) < 0.05) if st == "x*" else None,
                               "points_above_reconstructed": int((b["mean"] > recon).sum())})
             if f == max(fs) and T == max(Ts) and a == attacks[-1]:
                 fig.append(figspec.observed(f"from {st}, sigma = {s:g} sigma_0", np.maximum(tr.rounds, 1), Y,
@@ -213,27 +218,33 @@ def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attack
     assumptions.append(Assumption(f"step alpha = {rule_name} (within eq. (8) and the proof's need)", True, a_ref, "exact", ""))
     assumptions.append(_redundancy_assumption(ctx, ref_inst, max(fs)))
     verdict = apply_assumptions(combine(parts), assumptions)
-    floors = np.array([r["floor_over_E_inf"] for r in info_rows if r["floor_over_E_inf"] is not None])
+    starred = [r for r in info_rows if r["start"] == "x*"]
+    floors = np.array([r["late_gap_over_E_inf"] for r in starred])
+    settled = all(r["settled"] for r in starred)
     worst = max(r["worst_ratio_to_bound"] for r in info_rows)
     above_recon = sum(r["points_above_reconstructed"] for r in info_rows)
+    floor_text = (f"has settled at {floors.min():.2g} to {floors.max():.2g} of E_inf" if settled else
+                  f"is still rising at round {K} and has reached {floors.min():.2g} to {floors.max():.2g} of E_inf (lower "
+                  "bounds of the floor ratio: the Byzantine floor takes thousands of rounds to settle at this step size; the "
+                  "full-fidelity run lets it)")
     return result_for(
         ctx, THEOREM_CLAIM, verdict,
         observed={"configs": info_rows, "sigma0": sigma0, "e0": e0_ref, "replicates": R, "rounds": K,
-                  "floor_over_E_inf": {"min": float(floors.min()), "max": float(floors.max())},
-                  "worst_ratio_to_bound": worst, "points_above_reconstructed_bound": above_recon},
+                  "late_gap_over_E_inf": {"min": float(floors.min()), "max": float(floors.max()), "settled": settled},
+                  "worst_ratio_to_bound_after_round_0": worst, "points_above_reconstructed_bound": above_recon},
         predicted={"E_inf_target_over_e0": floor_target},
         fit={"checks": len(parts), "failed": sum(not v.passed for v in parts)},
         explanation=(f"With sigma in {list(sigma_factors)} x sigma_0 (E_inf(sigma_0) = {floor_target:g} e_0 at f = {max(fs)}), "
                      f"{R} replicates per configuration and {K} rounds, the mean gap stays under (10) at every recorded round "
-                     f"(largest ratio of mean to bound {worst:.2g}). Started at x*_H, the gap settles at "
-                     f"{floors.min():.2g} to {floors.max():.2g} of the printed floor E_inf: the floor term is loose by "
-                     "orders of magnitude."
+                     f"(after round 0 at most {worst:.3f} of the bound). Started at x*_H (e_0 = 0, so (10) reads "
+                     f"E e_k <= E_inf) the gap {floor_text}. The reconstructed bound of spec 4.4 is exceeded at "
+                     f"{above_recon} recorded points."
                      if verdict.passed else
                      f"The mean gap exceeds (10) in {sum(not v.passed for v in parts)} configurations (ratio up to {worst:.3g})."),
         assumptions=assumptions,
-        finding=(f"The printed floor E_inf of (10) overstates the observed floor by a factor {1 / floors.max():.0f} or more "
-                 f"(observed floor / E_inf = {floors.min():.2g} to {floors.max():.2g} over f, T and attacks). The "
-                 f"reconstructed bound of spec 4.4 (Byzantine term with L, not mu) is exceeded at {above_recon} recorded points."),
+        finding=(f"The printed floor E_inf of (10) overstates the settled floor by a factor {1 / floors.max():.0f} or more "
+                 f"(floor / E_inf = {floors.min():.2g} to {floors.max():.2g} over f, T and attacks)."
+                 if settled and verdict.passed else ""),
         figure=figspec.figure(figspec.panel(
             f"Mean gap under eq. (10), f = {max(fs)}, T = {max(Ts)}, {ATTACK_NAMES[attacks[-1]]}", "round k", r"$\mathbb{E} e_k$",
             fig, "log", "log")),
