@@ -207,7 +207,8 @@ def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attack
                               "worst_ratio_to_bound": float((b["mean"][1:] / b["bound"][1:]).max()),
                               "E_inf_over_e0_ref": E_inf / e0_ref,
                               "late_gap_over_E_inf": late / E_inf if st == "x*" else None,
-                              "settled": bool(abs(late / mid - 1) < 0.05) if st == "x*" else None,
+                              "rise_over_second_half": late / mid - 1 if st == "x*" else None,
+                              "settled": bool(abs(late / mid - 1) < 0.1) if st == "x*" else None,
                               "points_above_reconstructed": int((b["mean"] > recon).sum())})
             if f == max(fs) and T == max(Ts) and a == attacks[-1]:
                 fig.append(figspec.observed(f"from {st}, sigma = {s:g} sigma_0", np.maximum(tr.rounds, 1), Y,
