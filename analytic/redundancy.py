@@ -70,10 +70,17 @@ class RedundancyReport:
     worst_subset: tuple[int, ...] | None  # 0-based indices into the honest agents
     reason: str
     x_star: Array = field(repr=False, default=None)
+    gap_subsets: int = 0  # how many subsets the gap and value gap were computed on (all checked, or the minimised ones)
+
+    @property
+    def dropped(self) -> tuple[int, ...]:
+        """The honest agents the worst subset leaves out."""
+        return tuple(sorted(set(range(self.n_honest)) - set(self.worst_subset or ()))) if self.worst_subset is not None else ()
 
     def as_dict(self) -> dict:
         d = {k: v for k, v in self.__dict__.items() if k != "x_star"}
         d["worst_subset"] = list(self.worst_subset) if self.worst_subset is not None else None
+        d["dropped"] = list(self.dropped)
         return d
 
 
@@ -207,7 +214,7 @@ def quadratic_redundancy(G: Array, h: Array, c: Array, *, f: int, n_total: int, 
         reason = "every checked subset has the honest minimiser"
     return RedundancyReport(holds, f, n_total, n, s, total, len(W), len(W) - n_adv, n_adv, method, stat,
                             float(dist[same_rank].max()) if same_rank.any() else math.inf, float(value_gap.max()),
-                            float(rel_eig.min()), tuple(np.flatnonzero(W[worst]).tolist()), reason, x_H)
+                            float(rel_eig.min()), tuple(np.flatnonzero(W[worst]).tolist()), reason, x_H, len(W))
 
 
 # -- realizable regressions (R3) --------------------------------------------------------------------------------
@@ -233,7 +240,7 @@ def realizable_redundancy(G: Array, *, f: int, n_total: int, rng: np.random.Gene
               else f"every checked subset stacks to rank {rank_H} (= rank of the honest stack)")
     return RedundancyReport(not bool(bad.any()), f, n_total, n, s, total, len(W), len(W) - n_adv, n_adv, method, 0.0,
                             math.inf if bad.any() else 0.0, 0.0, float(rel_eig.min()),
-                            tuple(np.flatnonzero(W[worst]).tolist()), reason, None)
+                            tuple(np.flatnonzero(W[worst]).tolist()), reason, None, len(W))
 
 
 # -- any smooth costs ------------------------------------------------------------------------------------------
@@ -352,4 +359,4 @@ def general_redundancy(agents: AgentFunctions, *, f: int, n_total: int, rng: np.
         reason = "every checked subset has the honest minimiser"
     return RedundancyReport(holds, f, n_total, n, s, total, len(W), len(W) - n_adv, n_adv, method, stat,
                             float(dist.max()), float(value_gap.max()), float(rel_eig.min()),
-                            tuple(np.flatnonzero(W[worst]).tolist()), reason, x_H)
+                            tuple(np.flatnonzero(W[worst]).tolist()), reason, x_H, len(pick))

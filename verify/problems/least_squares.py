@@ -388,12 +388,13 @@ def _redundancy_constants(rep, how_prefix: str = "") -> list[Constant]:
     where = (f"{rep.checked} of {rep.total_subsets} subsets of size {rep.subset_size} ({rep.method}"
              + ("" if exact else f": {rep.sampled} uniform + {rep.adversarial} adversarial") + ")")
     label = "exact" if (exact or not rep.holds) else "estimate"
-    worst = list(rep.worst_subset) if rep.worst_subset is not None else []
+    gap_all = exact and rep.gap_subsets == rep.total_subsets
     return [
         Constant("redundancy_2f", bool(rep.holds), label,
                  f"{how_prefix}{verdict}: Definition I.1 checked on {where}; {rep.reason}"),
-        Constant("redundancy_2f_gap", rep.gap, "exact" if exact else "lower bound",
-                 f"max over checked subsets S of ||argmin_S - x*_H||; worst subset (0-based honest indices) {worst}"),
+        Constant("redundancy_2f_gap", rep.gap, "exact" if gap_all else "lower bound",
+                 f"max over {rep.gap_subsets} subsets S of ||argmin_S - x*_H||; worst subset: the honest agents "
+                 f"(0-based) except {list(rep.dropped)}"),
         Constant("redundancy_2f_stationarity", rep.stationarity, "exact",
                  "max_i ||grad q^i(x*_H)|| / max_i ||grad q^i(0)|| (0 under 2f-redundancy, spec R2)"),
         Constant("redundancy_2f_min_eig", rep.min_eig, "exact" if exact else "upper bound",
