@@ -36,7 +36,7 @@ PAPER = Paper(
         "1 - alpha mu T/36, to a floor set by the gradient noise; Remark 1 adds O(1/k) for steps ~ 1/k and exact "
         "convergence without noise. fedverify measured the constants of the paper's problems exactly and ran Algorithm 1 "
         "on least squares inside the hypotheses, under six attacks. There Theorem 1 held at every round, but loosely: "
-        "the measured log-rate is 36 to 73 times the bound's, and over 3000 rounds the gap stays two to five orders of "
+        "the measured log-rate is 36 to 73 times the bound's, and over 3000 rounds the gap stays at least two orders of "
         "magnitude below the printed floor. What the theorem does not give: the floor is proportional to sigma^2 but its Byzantine part does not "
         "shrink with the step size, so Remark 1's O(1/k) stalls at a floor under the CE-evasion attack (a mini-batch "
         "removes it, as Remark 1 says); without 2f-redundancy (label noise) CE stalls even with exact gradients. The "
