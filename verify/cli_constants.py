@@ -67,7 +67,10 @@ def format_constants(problem: str, constants: list[Constant]) -> str:
     width = max((len(c.name) for c in constants), default=4)
     lines = [f"constants of {problem}:"]
     for c in constants:
-        value = f"{c.value:.6g}" if c.finite else ("infinite" if c.value > 0 else str(c.value))
+        if isinstance(c.value, bool):  # a property that holds or not (2f-redundancy)
+            value = str(c.value).lower()
+        else:
+            value = f"{c.value:.6g}" if c.finite else ("infinite" if c.value > 0 else str(c.value))
         lines.append(f"  {c.name:<{width}} = {value:<12} ({c.label}) {c.how}")
     return "\n".join(lines)
 

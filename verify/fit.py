@@ -18,6 +18,10 @@ Rules (DESIGN.md):
   for k simultaneous tests); a test without power is inconclusive.
 * **geometric rate**: the per-step contraction factor from a semilog fit, against a limit.
 * **proportion**: a Clopper-Pearson interval of a success rate, against a threshold.
+* **certified bracket**: a quantity known only to lie in [lower, upper] (an SDP's primal and dual
+  values) against a bound.
+* **two samples**: a ratio of means (bootstrap), a paired comparison (Wilcoxon signed-rank), a
+  monotone trend (Spearman's rho with a bootstrap CI).
 * **counterexample**: reproduced when the paper's failure predicate holds *and* the repaired
   algorithm succeeds on the same instance.
 * a run whose assumptions did not hold is ``inconclusive``, never ``holds``.
@@ -445,3 +449,58 @@ def bracket_verdict(lower, upper, bound, side: Side = "upper") -> tuple[Verdict,
                             "undecided": int(sum(v == Verdict.INCONCLUSIVE for v in parts)),
                             "worst_ratio": float(np.nanmax(ratio) if side == "upper" else np.nanmin(ratio))
                             if np.any(np.isfinite(ratio)) else None}
+
+
+# -- two-sample and trend rules --------------------------------------------------------------------
+def ratio_of_means_verdict(numerator, denominator, threshold: float, side: Side = "upper", *,
+                           level: float = DEFAULT_LEVEL, n_boot: int = DEFAULT_BOOT, rng=None) -> tuple[Verdict, dict]:
+    """'E[X] / E[Y] <= threshold' (side upper; lower: >=) from independent replicates X [R1] and Y [R2]: the
+    interval rule on the expanded percentile-bootstrap CI of mean(X)/mean(Y), each sample resampled on its own
+    (expansion factor of the smaller sample). Fewer than two replicates on either side: inconclusive."""
+    x, y = np.asarray(numerator, dtype=float).ravel(), np.asarray(denominator, dtype=float).ravel()
+    ratio = float(x.mean() / y.mean())
+    R = min(x.size, y.size)
+    if R < 2:
+        return Verdict.INCONCLUSIVE, {"ratio": ratio, "ratio_ci": [-np.inf, np.inf], "threshold": threshold, "side": side}
+    g = _rng(rng)
+    boot = _bootstrap_means(x[:, None], n_boot, g)[:, 0] / _bootstrap_means(y[:, None], n_boot, g)[:, 0]
+    lo, hi = _expanded_interval(ratio, boot, level, R)
+    return interval_verdict(float(lo), float(hi), threshold, side), {
+        "ratio": ratio, "ratio_ci": [float(lo), float(hi)], "threshold": threshold, "side": side, "level": level}
+
+
+def paired_comparison_verdict(a, b, *, alpha: float = 0.05) -> tuple[Verdict, dict]:
+    """'a is smaller than b' (e.g. one method's error against another's) from paired replicates a [R], b [R]:
+    holds when the one-sided Wilcoxon signed-rank test of a - b < 0 rejects at ``alpha``, violated when the
+    opposite one-sided test (a - b > 0) rejects, else inconclusive (no detectable difference, or all pairs tied)."""
+    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"paired_comparison_verdict: a and b must pair up, got {a.shape} and {b.shape}")
+    diff = a - b
+    info = {"median_difference": float(np.median(diff)), "mean_a": float(a.mean()), "mean_b": float(b.mean()),
+            "pairs": int(a.size), "alpha": alpha}
+    if a.size < 2 or not np.any(diff != 0):
+        return Verdict.INCONCLUSIVE, {**info, "p_less": 1.0, "p_greater": 1.0}
+    p_less = float(stats.wilcoxon(diff, alternative="less").pvalue)
+    p_greater = float(stats.wilcoxon(diff, alternative="greater").pvalue)
+    v = Verdict.HOLDS if p_less < alpha else (Verdict.VIOLATED if p_greater < alpha else Verdict.INCONCLUSIVE)
+    return v, {**info, "p_less": p_less, "p_greater": p_greater}
+
+
+def rank_trend_verdict(x, Y, min_rho: float, *, level: float = DEFAULT_LEVEL, n_boot: int = DEFAULT_BOOT,
+                       rng=None) -> tuple[Verdict, dict]:
+    """'E[Y] increases with x' read as Spearman's rho between x [P] and the replicate mean of Y [R, P] being at least
+    ``min_rho``: the interval rule (lower side) on a percentile-bootstrap CI of rho over resampled replicates."""
+    x = np.asarray(x, dtype=float)
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    rho = float(stats.spearmanr(x, Y.mean(0)).statistic)
+    if Y.shape[0] < 2:
+        return Verdict.INCONCLUSIVE, {"rho": rho, "rho_ci": [-1.0, 1.0], "min_rho": min_rho}
+    rm = stats.rankdata(_bootstrap_means(Y, n_boot, _rng(rng)), axis=1)  # Spearman = Pearson on ranks
+    rx = stats.rankdata(x)
+    rm, rx = rm - rm.mean(1, keepdims=True), rx - rx.mean()
+    den = np.sqrt((rm**2).sum(1) * (rx**2).sum())
+    boot = np.where(den > 0, rm @ rx / np.where(den > 0, den, 1.0), 0.0)
+    lo, hi = _quantiles(boot, level)
+    return interval_verdict(float(lo), float(hi), min_rho, "lower"), {
+        "rho": rho, "rho_ci": [float(lo), float(hi)], "min_rho": min_rho, "level": level}

@@ -1,0 +1,222 @@
+"""dutta2023 (Dutta, Doan, Reed, arXiv:2312.10189): Theorem 1, Remark 1, condition (9) and the proof's
+constants, as Bounds and small functions.
+
+Notation (spec section 1): N agents, f the CE filter's parameter (= the number of Byzantine agents in
+the proof), H = |honest set| (= N - f in the proof), T the local steps per round (the paper's
+calligraphic T), alpha the constant step size, L the per-agent smoothness constant (Assumption 1),
+mu the PL / quadratic-growth constant of the honest average q^H (Assumption 2, eq. (5)), sigma^2 the
+gradient-noise variance (Assumption 3, eq. (6)), e_k = q^H(x_k) - q^H(x*_H) the optimality gap.
+
+The agents' costs of the paper's simulations are q^i(x) = phi(||A^i x - b^i||):
+least squares phi(r) = r^2, problem (11) phi(r) = r^2 + sin^2 r, the non-convex PL variant
+phi(r) = r^2 + 3 sin^2 r (Karimi et al.'s x^2 + 3 sin^2 x), problem (12) phi(r) = 1/(1 + exp(-r)).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+from scipy import optimize
+
+from analytic.bounds import Bound
+from analytic.errors import require
+from analytic.papers import Paper
+
+PAPER = Paper(
+    key="dutta2023",
+    title="Resilient Federated Learning under Byzantine Attack in Distributed Nonconvex Optimization with "
+          "2f-Redundancy",
+    authors="Amit Dutta, Thinh T. Doan, Jeffrey H. Reed",
+    venue="arXiv:2312.10189 [math.OC]", year=2023, url="https://arxiv.org/abs/2312.10189",
+    summary=(
+        "Federated local SGD with the comparative-elimination (CE) filter: the server keeps the N - f models closest "
+        "to its current model and averages them. Theorem 1 claims, under L-smoothness, the PL condition, 2f-redundancy, "
+        "a step alpha <= mu/(72 L^2 T) and f/(N-f) <= mu/(3L), that the optimality gap falls linearly, at rate "
+        "1 - alpha mu T/36, to a floor set by the gradient noise; Remark 1 adds O(1/k) for steps ~ 1/k and exact "
+        "convergence without noise. fedverify measured the constants of the paper's problems exactly and ran Algorithm 1 "
+        "on least squares inside the hypotheses, under six attacks. There Theorem 1 held at every round, but loosely: "
+        "the measured log-rate is 36 to 73 times the bound's, and over 3000 rounds the gap stays at least two orders of "
+        "magnitude below the printed floor. What the theorem does not give: the floor is proportional to sigma^2 but its Byzantine part does not "
+        "shrink with the step size, so Remark 1's O(1/k) stalls at a floor under the CE-evasion attack (a mini-batch "
+        "removes it, as Remark 1 says); without 2f-redundancy (label noise) CE stalls even with exact gradients. The "
+        "paper's 'non-convex' problem (11) is convex, its problem (12) is neither smooth nor PL, its simulations use "
+        "f = 5, 8, 10 where condition (9) allows at most 4, and the proof's step size mu^2/(72 L^3 T) does not give "
+        "the claimed contraction (mu^2/(158 L^3 T) does once eq. (21) is fixed). Outside (9) CE still converges "
+        "exactly, and whether it beats CWTM and multi-Krum (Fig. 1) depends on the attack, which the paper does not "
+        "name."),
+)
+
+k, e0, alpha, mu, L, T, sigma, f, H, N, m = sp.symbols("k e0 alpha mu L T sigma f H N m", positive=True)
+
+#: The bound's per-round contraction factor rho_bd = 1 - alpha mu T / 36 (eq. (10)).
+RHO_BOUND = 1 - alpha * mu * T / 36
+
+#: Theorem 1, eq. (10), as printed (with k the number of rounds done).
+THEOREM_1 = Bound(
+    name="Theorem 1, eq. (10)",
+    expr=RHO_BOUND**k * e0 + 180 * L * T * alpha * sigma**2 / mu + 72 * T * sigma**2 * f / (mu * H),
+    kind="upper",
+    statement=("Under Assumptions 1-3, 2f-redundancy, a constant step alpha <= mu/(72 L^2 T) (eq. (8)) and "
+               "f/(N-f) <= mu/(3L) (eq. (9)), Algorithm 1 satisfies E[q^H(x_k) - q^H*] <= (1 - alpha mu T/36)^k e_0 "
+               "+ 180 L T alpha sigma^2/mu + 72 T sigma^2 f/(mu |H|)."),
+    source="dutta2023, Theorem 1, eqs. (8)-(10)",
+    hidden_constant=False,
+    typst="EE[q^cal(H)(macron(x)_k) - q^cal(H)_*] <= (1 - (alpha mu cal(T))/36)^k e_0 + (180 L cal(T) alpha sigma^2)/mu "
+          "+ (72 cal(T) sigma^2 f)/(mu |cal(H)|)",
+)
+
+#: The floor of eq. (10): its limit as k -> infinity.
+THEOREM_1_FLOOR = Bound(
+    name="floor of eq. (10)",
+    expr=180 * L * T * alpha * sigma**2 / mu + 72 * T * sigma**2 * f / (mu * H),
+    kind="upper",
+    statement="The optimality gap of Algorithm 1 settles below 180 L T alpha sigma^2/mu + 72 T sigma^2 f/(mu |H|).",
+    source="dutta2023, Theorem 1, eq. (10) (k -> infinity)",
+    hidden_constant=False,
+    typst="E_oo = (180 L cal(T) alpha sigma^2)/mu + (72 cal(T) sigma^2 f)/(mu |cal(H)|)",
+)
+
+#: The bound the proof's own steps give once its constants are fixed (spec 4.4; still conditional on the
+#: unproven inequalities (13)): valid for alpha <= mu^2/(158 L^3 T) and f/|H| <= mu/(3L).
+RECONSTRUCTED = Bound(
+    name="reconstructed bound (spec 4.4)",
+    expr=(1 - alpha * mu * T / 18)**k * e0 + 108 * L * T * alpha * sigma**2 / mu + 36 * sigma**2 * f / (L * H),
+    kind="upper",
+    statement=("With the proof's constants corrected: E e_k <= (1 - alpha mu T/18)^k e_0 + 108 L T alpha sigma^2/mu "
+               "+ 36 sigma^2 f/(L |H|), for alpha <= mu^2/(158 L^3 T)."),
+    source="dutta2023, proof of Theorem 1 (Appendix VI-A) with the corrections of spec 4.4",
+    hidden_constant=False,
+    typst="EE e_k <= (1 - (alpha mu cal(T))/18)^k e_0 + (108 L cal(T) alpha sigma^2)/mu + (36 sigma^2 f)/(L |cal(H)|)",
+)
+
+#: Step sizes: eq. (8) as printed, the one the proof invokes, and the one its steps actually need.
+STEP_SIZE_PRINTED = mu / (72 * L**2 * T)
+STEP_SIZE_PROOF = mu**2 / (72 * L**3 * T)
+STEP_SIZE_CORRECTED = mu**2 / (158 * L**3 * T)
+
+#: Step 9 of the proof (Appendix VI-A), the coefficient of E||grad q^H(x_k)||^2 with |B_k| = f, as printed.
+STEP9_COEFFICIENT = (-(1 - 17 * L * f / (6 * mu * H)) * alpha * T + 7 * L**3 * T**2 * alpha**2 / (2 * mu**2)
+                     + 4 * L**3 * T**2 * alpha**2 * f**2 / (mu**2 * H**2))
+#: The same with (21) fixed: both copies of E||V_x||^2 carry L/2, so the |B_k|^2 coefficient is 8 L^3 (spec 4.4 (c)).
+STEP9_COEFFICIENT_CORRECTED = STEP9_COEFFICIENT.subs(4 * L**3 * T**2 * alpha**2 * f**2 / (mu**2 * H**2),
+                                                     8 * L**3 * T**2 * alpha**2 * f**2 / (mu**2 * H**2))
+#: Step 11's claim: the coefficient is at most -alpha T / 36.
+STEP11_CLAIM = -alpha * T / 36
+
+#: The Byzantine floor term of (10) as printed (mu below) and as the unrolled recursion gives it (L below).
+BYZANTINE_FLOOR_PRINTED = 72 * T * sigma**2 * f / (mu * H)
+BYZANTINE_FLOOR_UNROLLED = 72 * T * sigma**2 * f / (L * H)
+
+#: Remark 1: a mini-batch of size m replaces sigma^2 by sigma^2/m, so the floor falls as 1/m.
+MINIBATCH_FLOOR = Bound(
+    name="Remark 1: floor with mini-batches of size m",
+    expr=THEOREM_1_FLOOR.expr.subs(sigma, sigma / sp.sqrt(m)),
+    kind="tight",
+    statement=("Each agent sampling a mini-batch of size m replaces sigma^2 by sigma^2/m in (10), so the optimality "
+               "error can be made arbitrarily close to zero."),
+    source="dutta2023, Remark 1",
+    hidden_constant=False,
+    typst="E_oo (sigma^2 -> sigma^2 / m) prop 1/m",
+)
+
+#: Remark 1: with alpha_k ~ 1/k the convergence rate is O(1/k) (no constants, no proof).
+DECAYING_STEP_RATE = Bound(
+    name="Remark 1: O(1/k) with alpha_k ~ 1/k",
+    expr=1 / k,
+    kind="tight",
+    statement="When alpha_k ~ 1/k, the convergence rate is O(1/k).",
+    source="dutta2023, Remark 1",
+    hidden_constant=True,
+    typst="EE e_k = O(1/k)",
+)
+
+#: Remark 1 / R1-b: with f = 0 the floor is the alpha-dependent part, linear in alpha.
+FLOOR_IN_STEP = Bound(
+    name="floor of (10) with f = 0, in alpha",
+    expr=180 * L * T * alpha * sigma**2 / mu,
+    kind="tight",
+    statement="Without Byzantine agents the floor of (10) is 180 L T alpha sigma^2/mu: proportional to the step size.",
+    source="dutta2023, Theorem 1, eq. (10); Remark 1 (the step-size-dependent part of the ball)",
+    hidden_constant=False,
+    typst="(180 L cal(T) alpha sigma^2)/mu prop alpha",
+)
+
+#: The floor of (10) in sigma^2 at fixed alpha and f: both terms are proportional to sigma^2.
+FLOOR_IN_VARIANCE = Bound(
+    name="floor of (10) in sigma^2",
+    expr=(180 * L * T * alpha / mu + 72 * T * f / (mu * H)) * sp.Symbol("sigma2", positive=True),
+    kind="tight",
+    statement="Both terms of the floor of (10) are proportional to the gradient-noise variance sigma^2.",
+    source="dutta2023, Theorem 1, eq. (10); Remark 1",
+    hidden_constant=False,
+    typst="E_oo prop sigma^2",
+)
+
+
+def rho_bound(alpha_: float, mu_: float, T_: int) -> float:
+    """rho_bd = 1 - alpha mu T / 36, the per-round contraction of eq. (10)."""
+    return 1.0 - alpha_ * mu_ * T_ / 36.0
+
+
+def condition_9(f_: int, N_: int, mu_: float, L_: float) -> bool:
+    """Condition (9): f/(N - f) <= mu/(3L)."""
+    require(0 <= f_ < N_, "f", f"need 0 <= f < N, got f={f_}, N={N_}")
+    return f_ / (N_ - f_) <= mu_ / (3.0 * L_) * (1 + 1e-12)
+
+
+def f_max_condition_9(N_: int, mu_: float, L_: float) -> int:
+    """The largest f allowed by condition (9): floor(N r / (1 + r)) with r = mu/(3L) (spec 4.2).
+    Since mu <= L, it never exceeds N/4."""
+    require(N_ >= 1, "N", f"must be >= 1, got {N_}")
+    require(mu_ > 0 and L_ > 0, "mu", f"need mu > 0 and L > 0, got mu={mu_}, L={L_}")
+    r = mu_ / (3.0 * L_)
+    return int(math.floor(N_ * r / (1.0 + r) * (1 + 1e-12)))
+
+
+# -- the paper's agent costs: phi(r) with r = ||A^i x - b^i|| -----------------------------------------
+def phi_sin(rho, kappa: float):
+    """phi(r) = r^2 + kappa sin^2 r: problem (11) at kappa = 1, the non-convex PL variant at kappa = 3."""
+    return rho**2 + kappa * np.sin(rho) ** 2
+
+
+def dphi_sin(rho, kappa: float):
+    """phi'(r) = 2 r + kappa sin 2r."""
+    return 2 * rho + kappa * np.sin(2 * rho)
+
+
+def curvature_bound_sin(kappa: float) -> float:
+    """sup_r max(|phi''(r)|, phi'(r)/r) = 2 + 2 kappa for phi = r^2 + kappa sin^2 r: the Hessian of
+    q^i = phi(||A^i x - b^i||) lies between -(2 kappa - 2)_+ A^T A and (2 + 2 kappa) A^T A, so L = (2 + 2 kappa) max ||A^i||^2."""
+    return 2.0 + 2.0 * kappa
+
+
+def isotropic_pl_constant(kappa: float) -> tuple[float, float]:
+    """(mu_PL, argmin rho) of q(x) = phi(||x - x*||), phi = r^2 + kappa sin^2 r: the PL ratio
+    ||grad q||^2 / (2 q) depends on rho = ||x - x*|| only and equals phi'(rho)^2 / (2 phi(rho)); its infimum,
+    by a grid over (0, 50] refined with a bounded scalar minimisation (the ratio tends to 2 (1 + kappa) at 0
+    and to 2 at infinity). Problem (11) with A^{iT} A^i = I: 1.07423 at rho = 2.1156; kappa = 3: 0.17553 at
+    2.2017 (spec 3, Assumption 2)."""
+    require(kappa >= 0, "kappa", f"must be >= 0, got {kappa}")
+    rho = np.linspace(1e-3, 50.0, 200_001)
+    ratio = dphi_sin(rho, kappa) ** 2 / (2 * phi_sin(rho, kappa))
+    i = int(np.argmin(ratio))
+    lo, hi = rho[max(i - 1, 0)], rho[min(i + 1, rho.size - 1)]
+    res = optimize.minimize_scalar(lambda r: dphi_sin(r, kappa) ** 2 / (2 * phi_sin(r, kappa)), bounds=(lo, hi),
+                                   method="bounded", options={"xatol": 1e-12})
+    return float(min(res.fun, ratio[i])), float(res.x)
+
+
+def p1_pl_bounds(lambda_min_sum: float, n_honest: int) -> tuple[float, float]:
+    """Problem (11) with realizable labels: lambda_min(sum_H A^T A)/(2|H|) <= mu_PL <= 4 lambda_min(sum_H A^T A)/|H|
+    (spec 3: phi(r) >= r^2 gives quadratic growth with 2 lambda_min/|H|, which for a convex function gives PL
+    with a quarter of it; the upper end is the local PL constant at x*, where the Hessian is 4 A^T A / |H|)."""
+    lam = lambda_min_sum / n_honest
+    return lam / 2.0, 4.0 * lam
+
+
+def redundancy_by_rank(N_: int, f_: int, rows: int, dim: int, label_noise: bool) -> bool:
+    """R3 (spec 1.3): for costs phi(||A^i x - b^i||) with Gaussian A^i [rows x dim] and realizable labels,
+    2f-redundancy holds almost surely iff every N - 2f honest agents stack to rank dim, i.e. (N - 2f) rows >= dim;
+    with label noise it fails (subset minimisers differ by O(noise))."""
+    return (not label_noise) and (N_ - 2 * f_) * rows >= dim
