@@ -93,7 +93,7 @@ class Phase2Round:
         """||y_i - phi_i theta_j||^2 for every client and block, ``[R, M, k]``."""
         fed = self.fed
         if self.backend == "points":
-            return fed.client_sum((fed.y[..., None] - fed.X @ theta.transpose(1, 2)) ** 2)
+            return fed.client_sum((fed.y[..., None] - fed.X @ theta.transpose(1, 2).contiguous()) ** 2)
         R, M, d = fed.R, fed.M, fed.d
         Gt = (self.G.reshape(R, M * d, d) @ theta.transpose(1, 2)).reshape(R, M, d, -1)  # G_i theta_j
         quad = (Gt * theta.transpose(1, 2)[:, None]).sum(2)
