@@ -269,3 +269,15 @@ def phase1_iterations(alpha_v: float, beta_v: float, radius_v: float, eps_v: flo
     import math
 
     return math.ceil(float(THM_1_ITERATIONS(alpha=alpha_v, beta=beta_v, radius=radius_v, eps=eps_v, Delta=Delta_v)))
+
+
+#: Lemma 10's radius: Phase 2's guarantees hold from any theta_T with d(theta_T, theta*) <= (sqrt(alpha/beta)/3) Delta.
+BASIN_RADIUS = Bound("Lemma 10 radius", sp.sqrt(alpha / beta) * Delta / 3, "lower",
+                     statement="Phase 2 converges from every theta_T with d(theta_T, theta*) <= (sqrt(alpha/beta)/3) Delta.",
+                     source="su2022, Theorem 2 and Lemma 10 (Appendix B.2)", hidden_constant=False,
+                     typst="d(theta_T, theta^*) <= 1/3 sqrt(alpha / beta) Delta")
+
+#: Rounds per e-fold of Phase 2: kappa / (s eta rho) (Theorem 3's T' without the log).
+ROUNDS_PER_EFOLD = Bound("kappa/(s eta rho)", kappa_s / (s * eta * rho), "upper",
+                         statement="Phase 2 needs Theta(kappa/(s eta rho)) rounds per e-fold of its error.",
+                         source="su2022, Theorems 2-3", typst="kappa / (s eta rho)")

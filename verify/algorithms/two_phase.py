@@ -83,6 +83,9 @@ class Phase2Round:
             backend = "gram" if local == "fedprox" or (small and 2 * fed.N >= fed.M * fed.d) else "points"
         require(backend == "gram" or local == "fedavg", "backend", "FedProx needs the gram backend")
         self.backend = backend
+        if backend == "points":  # buffers reused by every local step
+            self._point_buf = torch.empty_like(fed.X)
+            self._client_buf = torch.empty(fed.R, fed.M, fed.d, dtype=fed.X.dtype, device=fed.X.device)
         if backend == "gram":
             self.G, self.b, self.cy = fed.gram
             if local == "fedprox":
@@ -108,12 +111,15 @@ class Phase2Round:
         fed, c = self.fed, self.c[..., None]
         if self.local == "fedprox":
             return torch.cholesky_solve((v + c * self.b)[..., None], self.chol)[..., 0]
+        v = v.clone()
         for _ in range(self.s):
-            if self.backend == "points":
-                r = (fed.X * fed.at_clients(v)).sum(-1) - fed.y
-                v = v - c * fed.client_sum(fed.X * r[..., None])
+            if self.backend == "points":  # in place on reused buffers: fresh large tensors cost page faults every step
+                buf = torch.index_select(v, 1, fed.seg, out=self._point_buf)  # each point's client model
+                r = torch.einsum("rpd,rpd->rp", fed.X, buf).sub_(fed.y)
+                grad = self._client_buf.zero_().index_add_(1, fed.seg, torch.mul(fed.X, r[..., None], out=buf))
             else:
-                v = v - c * ((self.G @ v[..., None])[..., 0] - self.b)
+                grad = (self.G @ v[..., None])[..., 0] - self.b
+            v.sub_(grad.mul_(c))
         return v
 
     def __call__(self, theta: torch.Tensor, z: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -434,8 +434,9 @@ def c16_iterations(ctx: Context, *, theory: Bound = S.THM_1_ITERATIONS, ds=(2, 4
         tr = fedmd(mod, theta0.contiguous(), labels, phase1_config(ctx, m=m, T=T_cap), gen)
         t_stop = numpy(tr.t_stop).reshape(R, len(distances), per) + 1  # iterations run until each anchor stopped
         radius = max(float(mod.radius.max()), float(torch.linalg.vector_norm(theta0, dim=-1).max()))
-        return (t_stop.max(-1), t_stop.mean(-1),
-                S.phase1_iterations(float(mod.alpha.min()), float(mod.beta.max()), radius, EPS, DELTA))
+        T_theory = math.ceil(float(theory(alpha=float(mod.alpha.min()), beta=float(mod.beta.max()), radius=radius, eps=EPS,
+                                          Delta=DELTA)))
+        return t_stop.max(-1), t_stop.mean(-1), T_theory
 
     by_d = [stops(f"d={d}", int(d), int(base_m * d / s["d"])) for d in ds]
     middle = by_d[len(ds) // 2]  # the middle d of the d sweep also serves as the middle m of the m sweep

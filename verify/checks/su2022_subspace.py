@@ -315,8 +315,8 @@ def c09_lemma5(ctx: Context, *, theory: Bound = S.LEMMA_5, eps_ops=(1e-4, 1e-3, 
     )
 
 
-def _prop1_points(ctx: Context, stream: str, R: int, *, k: int, d: int, ms, p=None, distances=(0.1, 0.3, 1.0),
-                  T1: int = 60):
+def _prop1_points(ctx: Context, stream: str, R: int, theory: Bound, *, k: int, d: int, ms, p=None,
+                  distances=(0.1, 0.3, 1.0), T1: int = 60):
     """Projection residuals ||(I - U U^T) Sigma_j e_j||^2 [P, R, H, k] and Prop. 1's shape
     (delta^2 + sigma^2) xi_1 / p_j for one sweep over nested pools of m fresh clients."""
     mod = model(ctx, stream, R, k=k, d=d, p=p)
@@ -327,14 +327,14 @@ def _prop1_points(ctx: Context, stream: str, R: int, *, k: int, d: int, ms, p=No
     Ys = nested_residual_moments(X[:, :, 0], y[:, :, 0], X[:, :, 1], y[:, :, 1], theta, ms)
     Q0 = random_orthonormal((R, len(distances)), d, k, gen, ctx.dtype)
     res = cluster_residuals(mod, theta)  # [R, H, k, d]
-    scale = (_farthest(mod, theta) ** 2 + mod.sigma**2)[..., None]  # [R, H, 1]
+    delta = numpy(_farthest(mod, theta))[..., None]  # [R, H, 1]
     out, shape = [], []
     for m, Y in zip(ms, Ys):
         U = orthogonal_iteration(Y, Q0, T1 // 2)
-        out.append(((res - (res @ U) @ U.transpose(-1, -2)) ** 2).sum(-1))
-        xi1 = float(S.XI1.subs({S.d: d, S.m: m, S.N: 2 * m}))
-        shape.append(scale * xi1 / mod.p[:, None, :])
-    return torch.stack(out), torch.stack(shape)
+        out.append(numpy(((res - (res @ U) @ U.transpose(-1, -2)) ** 2).sum(-1)))
+        shape.append(np.asarray(theory(delta=delta, sigma=mod.sigma, d=d, m=m, N=2 * m, p=numpy(mod.p)[:, None, :]), dtype=float)
+                     * np.ones_like(out[-1]))
+    return np.stack(out), np.stack(shape)
 
 
 @check("su2022.c10", "Proposition 1: the projection residual is <~ (delta^2+sigma^2) xi_1 / p_j with one constant", "bound", "holds")
@@ -346,17 +346,18 @@ def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(2000, 6000, 20000, 
     falls at least as m^(-1/4) (the bound's rate)."""
     R = ctx.reps(4, 16)
     ms = np.asarray(ms)
-    cal_res, cal_shape = _prop1_points(ctx, "m-sweep", R, k=3, d=10, ms=ms)
-    sweeps = [(f"d={d}", _prop1_points(ctx, f"d={d}", R, k=3, d=int(d), ms=[m_fixed])) for d in ds]
-    sweeps += [(f"p_min={pm:g}", _prop1_points(ctx, f"p={pm}", R, k=2, d=10, ms=[m_fixed], p=[pm, 1 - pm])) for pm in p_skewed]
+    cal_res, cal_shape = _prop1_points(ctx, "m-sweep", R, theory, k=3, d=10, ms=ms)
+    sweeps = [(f"d={d}", _prop1_points(ctx, f"d={d}", R, theory, k=3, d=int(d), ms=[m_fixed])) for d in ds]
+    sweeps += [(f"p_min={pm:g}", _prop1_points(ctx, f"p={pm}", R, theory, k=2, d=10, ms=[m_fixed], p=[pm, 1 - pm]))
+               for pm in p_skewed]
 
     def sup_ratio(res, shape):  # the empirical sup over replicates, anchors and clusters, per grid point
-        return numpy((res / shape).amax(dim=(1, 2, 3)))
+        return (res / shape).max(axis=(1, 2, 3))
 
     cal = sup_ratio(cal_res, cal_shape)
     test = np.concatenate([sup_ratio(r, s) for _, (r, s) in sweeps])
     v_const, info = held_out_constant_verdict(cal, cal, np.ones_like(cal), test, test, np.ones_like(test), margin=margin)
-    norms = numpy(cal_res.clamp(min=0).sqrt().mean(dim=(2, 3))).T  # [R, P] mean residual norm
+    norms = np.sqrt(np.maximum(cal_res, 0)).mean(axis=(2, 3)).T  # [R, P] mean residual norm
     v_rate, fit = rate_verdict(ms, norms, power_law("m", -0.25, "upper"), param="m", tol=slope_tol, rng=ctx.numpy_rng("bootstrap"))
     verdict = combine([v_const, v_rate])
     names = [f"m={m}" for m in ms] + [n for n, _ in sweeps]
@@ -383,7 +384,7 @@ def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(2000, 6000, 20000, 
             r"Sup of residual / $((\delta^2+\sigma^2)\xi_1/p_j)$", "grid point #", "ratio",
             [figspec.observed("empirical sup", x, ratios[None]),
              figspec.line("held-fixed constant", x, info["constant"], "bound")], xscale="linear")),
-        arrays={"residual_m_sweep": numpy(cal_res)},
+        arrays={"residual_m_sweep": cal_res},
     )
 
 
@@ -408,13 +409,10 @@ def c11_prop2_estimate(ctx: Context, *, theory: Bound = S.PROP_2_19, ells=(50, 1
     sup = []
     for name, m, ell in [(f"ell={e}", m_fixed, e) for e in ells] + [(f"m={m}", m, ell_fixed) for m in ms]:
         mod, theta, labels, tr = _step_points(ctx, name, R, k=k, d=d, m=m, ell=ell, distances=distances)
-        g2 = tr.residual[0] ** 2
-        dev = (tr.sigma_hat[0] ** 2 - g2).abs()
-        xi1 = float(S.XI1.subs({S.d: d, S.m: m, S.N: 2 * m}))
-        xi2 = float(S.XI2.subs({S.k: k, S.ell: ell, S.N: 2 * m}))
-        p_z = torch.gather(mod.p, 1, labels)
-        shape = (_farthest(mod, theta) ** 2 + mod.sigma**2) * (xi1 / p_z + xi2)
-        sup.append(float((dev / shape).amax()))
+        dev = numpy((tr.sigma_hat[0] ** 2 - tr.residual[0] ** 2).abs())
+        shape = np.asarray(theory(delta=numpy(_farthest(mod, theta)), sigma=mod.sigma, d=d, m=m, N=2 * m, k=k, ell=ell,
+                                  p=numpy(torch.gather(mod.p, 1, labels))), dtype=float)
+        sup.append(float((dev / shape).max()))
     sup = np.asarray(sup)
     n_cal = len(ells)
     v, info = held_out_constant_verdict(sup[:n_cal], sup[:n_cal], np.ones(n_cal), sup[n_cal:], sup[n_cal:],
