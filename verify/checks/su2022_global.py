@@ -215,7 +215,7 @@ def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.05, 0.1,
     for name in ("sigma", "M", "d"):
         idx = [i for i, t in enumerate(tags) if t[0] == name]
         xs = np.array([tags[i][1] for i in idx], dtype=float)
-        slopes[name] = float(np.polyfit(np.log(xs), np.log(np.median(obs[:, idx], 0)), 1)[0])
+        slopes[name] = float(np.polyfit(np.log(xs), np.log(np.median(obs[:, idx], 0)), 1)[0]) if len(xs) > 1 else float("nan")
     panels = []
     fig = ctx.numpy_rng("figure")
     for name, label in (("sigma", r"$\sigma/\Delta$"), ("M", "M (clients)"), ("d", "d")):

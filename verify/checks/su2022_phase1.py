@@ -94,7 +94,8 @@ def c12_contraction(ctx: Context, *, theory: Bound = S.PROP_2_21, threshold: flo
         g0, g1 = tr.residual[0], tr.residual[1]
         valid = g0 >= 3 * EPS * DELTA
         ratio = (g1 / g0) ** 2
-        limit = torch.as_tensor(theory(alpha=numpy(mod.alpha), beta=numpy(mod.beta)), dtype=ctx.dtype, device=ctx.torch_device)
+        limit = torch.as_tensor(np.broadcast_to(theory(alpha=numpy(mod.alpha), beta=numpy(mod.beta)), (R,)).copy(),
+                                dtype=ctx.dtype, device=ctx.torch_device)
         ok = (ratio <= limit[:, None]) & valid
         ok_total, n_total = ok_total + int(ok.sum()), n_total + int(valid.sum())
         r = numpy(ratio[valid])
@@ -457,7 +458,7 @@ def c16_iterations(ctx: Context, *, theory: Bound = S.THM_1_ITERATIONS, ds=(2, 4
     v_d, fit_d = rate_verdict(np.asarray(ds, float), Yd, flat, param="x", tol=tol, rng=rng)
     v_m, fit_m = rate_verdict(np.asarray(ms, float), Ym, flat, param="x", tol=tol, rng=rng)
     lx = np.log(np.asarray(starts) / (EPS * DELTA))
-    coef = float(np.polyfit(lx, Ys.mean(0), 1)[0])
+    coef = float(np.polyfit(lx, Ys.mean(0), 1)[0]) if len(starts) > 1 else float("nan")
     assumptions = [Assumption("every anchor stopped within the cap", censored == 0.0, censored, "exact", f"cap {T_cap} iterations")]
     verdict = apply_assumptions(combine([v_bound, v_d, v_m]), assumptions)
     fig = ctx.numpy_rng("figure")

@@ -263,9 +263,10 @@ def planted_covariances(R: int, k: int, d: int, generator: torch.Generator, *, r
 
 
 def planted_model(R: int, k: int, d: int, generator: torch.Generator, *, Delta: float = 1.0, sigma: float = 0.1,
-                  p=None, centres: str = "random", shift: float = 0.0, covariance: str = "identity",
-                  features: str = "gaussian", dtype=torch.float64, device="cpu") -> MixtureModel:
-    """The mixture model of spec 1.6 for R replicates (defaults: uniform p, Sigma_j = I, sigma = 0.1 Delta)."""
+                  p=None, centres: str = "random", shift: float = 0.0, covariance: str = "identity", alpha: float = 0.5,
+                  beta: float = 1.5, features: str = "gaussian", dtype=torch.float64, device="cpu") -> MixtureModel:
+    """The mixture model of spec 1.6 for R replicates (defaults: uniform p, Sigma_j = I, sigma = 0.1 Delta;
+    ``covariance="heterogeneous"``: diagonal Sigma_j with entries in [alpha, beta], both attained)."""
     require(sigma >= 0, "sigma", f"must be >= 0, got {sigma}")
     require(features in FEATURES, "features", f"expected one of {FEATURES}, got {features!r}")
     p = torch.full((k,), 1.0 / k, dtype=dtype) if p is None else torch.as_tensor(p, dtype=dtype)
@@ -275,7 +276,7 @@ def planted_model(R: int, k: int, d: int, generator: torch.Generator, *, Delta: 
     require(tuple(p.shape) == (R, k) and bool((p > 0).all()) and bool(torch.allclose(p.sum(-1), torch.ones((), dtype=dtype, device=device))),
             "p", f"need {k} positive proportions summing to 1 (or one row per replicate), got shape {tuple(p.shape)}")
     theta = planted_centres(R, k, d, Delta, generator, rule=centres, shift=shift, dtype=dtype, device=device)
-    cov = planted_covariances(R, k, d, generator, rule=covariance, dtype=dtype, device=device)
+    cov = planted_covariances(R, k, d, generator, rule=covariance, alpha=alpha, beta=beta, dtype=dtype, device=device)
     if features == "rademacher":
         require(covariance == "identity", "features", "Rademacher features are planted with Sigma_j = I")
     return MixtureModel(theta, cov, float(sigma), p.contiguous(), features)
@@ -293,12 +294,12 @@ def pareto_sizes(M: int, a: float, generator: torch.Generator, *, n_min: int = 2
 
 def tiny_client_sizes(N: int, f: float, a: float, generator: torch.Generator, *, n_max: int = 500) -> torch.Tensor:
     """About ``N`` points with a fraction ``f`` of the data on clients holding 1 or 2 points and the
-    rest on Pareto(a) clients (spec C31); ``[M]`` on CPU."""
+    rest on Pareto(a) clients of at least 3 points (spec C31: the share on 1-2 point clients is f); ``[M]`` on CPU."""
     require(0 <= f < 1, "f", f"the data fraction on tiny clients must lie in [0, 1), got {f}")
     tiny_points = int(round(f * N))
     tiny = torch.tensor([1, 2], dtype=torch.long).repeat(tiny_points // 3 + 1)
     tiny = tiny[: int((torch.cumsum(tiny, 0) <= tiny_points).sum())]
-    rest = pareto_sizes(max(N, 1), a, generator, n_max=n_max)
+    rest = pareto_sizes(max(N, 1), a, generator, n_min=3, n_max=n_max)
     rest = rest[: int((torch.cumsum(rest, 0) <= N - int(tiny.sum())).sum()) or 1]
     return torch.cat([tiny, rest])
 
