@@ -221,7 +221,7 @@ def _rounds_to_floor(ctx: Context, fed, stream: str, cap: int, factor: float = 1
                          checkpoints=[cap], until=factor * limit)
     hit = numpy(tr.error) <= factor * numpy(limit)[None]
     rounds = np.where(hit.any(0), np.argmax(hit, axis=0), cap + 1).astype(float)
-    return rounds, numpy(_kappa_of(fed, eta) / (S_LOCAL * eta * fed.rho))
+    return rounds, _kappa_of(fed, eta) / numpy(S_LOCAL * eta * fed.rho)
 
 
 @check("su2022.c22", "Theorem 3: Phase 2 needs T' = Theta((kappa/(s eta rho)) log(Delta/nu)) rounds", "rate", "holds")
