@@ -147,7 +147,7 @@ def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail:
         figure=figspec.figure(figspec.panel(
             "Success over seeds: two-phase vs IFCA-like", "grid point: " + labels, "success share",
             [figspec.interval("two-phase (Phase 1 + Phase 2)", x, two_rate, two_lo, two_hi, "95% Clopper-Pearson"),
-             figspec.interval("IFCA-like (random starts)", x, if_rate, if_lo, if_hi, "95% Clopper-Pearson", role="reference"),
+             figspec.interval("IFCA-like (random starts)", x, if_rate, if_lo, if_hi, "95% Clopper-Pearson"),
              figspec.line(f"{threshold:.0%}", x, threshold, "bound")], xscale="linear", yscale="linear")),
         arrays={"two_phase_success": np.stack(two_all), "ifca_success": np.stack(ifca_all)},
     )

@@ -379,7 +379,7 @@ def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, 
     def deviation(sizes, stream: str) -> np.ndarray:
         fed0 = federation(ctx, stream, R, sizes, sigma=sigma)
         mod = fed0.model
-        radius = torch.rand(thetas, generator=gen, dtype=ctx.dtype) * DELTA / 3
+        radius = torch.rand(thetas, generator=gen, dtype=ctx.dtype, device=gen.device) * DELTA / 3
         th = torch.stack([perturbed_centres(ctx, f"{stream}/theta/{t}", mod.theta, float(r)) for t, r in enumerate(radius)])
 
         def sym_diff(fed):
@@ -598,7 +598,7 @@ def c27_lemma8(ctx: Context, *, theory: Bound = S.LEMMA_8_MEAN, clients: int = 6
     the bound with C fitted on the first setting and held fixed on the others."""
     R = 2
     gen = ctx.generator("sizes")
-    fed = federation(ctx, "federation", R, torch.randint(n_range[0], n_range[1] + 1, (clients,), generator=gen))
+    fed = federation(ctx, "federation", R, torch.randint(n_range[0], n_range[1] + 1, (clients,), generator=gen, device=gen.device))
     sigma = fed.model.sigma
     parts, rows, q_ratio = [], [], []
     zgen = ctx.generator("noise")
