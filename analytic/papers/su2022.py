@@ -29,14 +29,20 @@ PAPER = Paper(
     summary=(
         "Clients hold a few points each from one of k linear models; the paper claims global convergence from any "
         "start: Phase 1 (federated moment descent on a few anchor clients, with a federated orthogonal iteration for "
-        "the residual subspace) brings every anchor within eps Delta of its centre in O(1) iterations (Theorem 1), and "
-        "Phase 2 (FedAvg or FedProx with per-round cluster estimation) then converges linearly to an error "
-        "(sigma kappa / rho) nu log(e/nu) (Theorems 2-3), unlike IFCA, which needs a good start. The paper has no "
-        "experiment; fedverify is the first to measure it. It checks the exact identities (Lemma 1, the spectrum of "
-        "P_i, Algorithm 3 = orthogonal iteration, the P-weighted least squares fixed point), the concentration lemmas "
-        "and Propositions 1-2 with constants fitted once and held fixed, Phase 1's contraction, sample need and O(1) "
-        "iterations, the sign of beta_hat that the paper leaves open (without a rule the method fails), Phase 2's rate, "
-        "basin and clustering error, and the two-phase success rate against an IFCA-like baseline over seeds, d and k."),
+        "the residual subspace) brings every anchor near its centre in O(1) iterations (Theorem 1), and Phase 2 (FedAvg "
+        "or FedProx with per-round cluster estimation) then converges linearly to an error (sigma kappa / rho) nu log(e/nu) "
+        "(Theorems 2-3), unlike IFCA, which needs a good start. The paper has no experiment; fedverify is the first to "
+        "measure it. Measured at quick fidelity: the two-phase method succeeded in every run over six start families "
+        "(d = 5, k = 2 and 3), while IFCA-like random starts succeeded in about a third of the runs at k = 2 and in none "
+        "at k = 3. The sign of beta_hat, which the paper leaves open (E1), decides Phase 1: without a rule it failed in "
+        "most runs, with the first-moment rule in none. Theorem 1 (4) as printed (every anchor within eps Delta) held in "
+        "only about a quarter of the runs; the proof's radius 2 eps Delta/alpha held (E5), and Phase 1 stopped after 5-10 "
+        "iterations instead of the proof's 43. The exact identities (Lemma 1, the spectrum of P_i, Algorithm 3 = orthogonal "
+        "iteration, the least-squares fixed point) hold to 1e-12; the concentration lemmas and Propositions 1-2 hold with "
+        "constants fitted once and held fixed; Lemma 4's printed tanh must be tan (E14); the anchors' coverage fails with "
+        "probability k/N, not N^-9 (E7). Phase 2 contracts at least as fast as Theorem 2 states, its basin is wider than "
+        "Lemma 10's radius, and its error reaches the oracle least squares and keeps falling as n^-1/2 where the bound (18) "
+        "is flat (E20)."),
 )
 
 # -- symbols -------------------------------------------------------------------------------------
@@ -262,13 +268,6 @@ ORACLE = Bound("oracle least squares", sigma * sp.sqrt(d / N_j), "tight",
 def nu_second_term(d_v: float, k_v: int, M_eff_v: float) -> float:
     """sqrt(d k log k / M_eff): the uniform-deviation term of nu in eq. (10) with C = 1."""
     return float(UNIFORM_DEVIATION(d=d_v, k=k_v, M_eff=M_eff_v))
-
-
-def phase1_iterations(alpha_v: float, beta_v: float, radius_v: float, eps_v: float, Delta_v: float) -> int:
-    """ceil of Theorem 1's T (with E9's 2 beta R)."""
-    import math
-
-    return math.ceil(float(THM_1_ITERATIONS(alpha=alpha_v, beta=beta_v, radius=radius_v, eps=eps_v, Delta=Delta_v)))
 
 
 #: Lemma 10's radius: Phase 2's guarantees hold from any theta_T with d(theta_T, theta*) <= (sqrt(alpha/beta)/3) Delta.

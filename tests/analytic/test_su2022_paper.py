@@ -20,7 +20,7 @@ def test_kappa_formulas_and_the_spectrum_of_P():
 def test_phase1_constants():
     assert float(S.PROP_2_21(alpha=1, beta=1)) == pytest.approx(7 / 8)
     assert float(S.THM_1_PROOF(eps=0.1, Delta=1, alpha=0.5)) == pytest.approx(0.4)
-    assert S.phase1_iterations(1.0, 1.0, 0.72, 0.1, 1.0) == math.ceil(16 * math.log(2 * 0.72 / 0.1))
+    assert float(S.THM_1_ITERATIONS(alpha=1, beta=1, radius=0.72, eps=0.1, Delta=1)) == pytest.approx(16 * math.log(14.4))
     assert float(S.COUPON(k=3, p=1 / 3, n_H=10)) == pytest.approx(1 - 3 * (2 / 3) ** 10)
     assert float(S.LEMMA_5(eps_op=1e-4)) == pytest.approx(0.03)
 

@@ -187,7 +187,6 @@ def fedmd(model: MixtureModel, theta0: torch.Tensor, anchor_labels: torch.Tensor
     """
     R, H = anchor_labels.shape
     k, d = model.k, model.d
-    require(cfg.T1 // 2 >= 1, "T1", "needs at least one orthogonal iteration")
     theta = theta0[:, None, :].expand(R, H, d).clone() if theta0.dim() == 2 else theta0.clone()
     require(tuple(theta.shape) == (R, H, d), "theta0", f"expected [R, d] or [R, H, d] with R={R}, H={H}, d={d}")
     alpha, beta, Delta = model.alpha[:, None], model.beta[:, None], model.Delta[:, None]

@@ -20,7 +20,6 @@ starts in the R-ball, spec 2.7) and the two-phase method (Theorem 3).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -317,9 +316,3 @@ def frozen_centre_count(trace: Phase2Trace, start: torch.Tensor) -> torch.Tensor
     moved = torch.linalg.vector_norm(trace.final - start, dim=-1) > 0
     return (~moved).sum(-1)
 
-
-def log_e_over(nu) -> np.ndarray:
-    """nu log(e / nu), the clustering-error factor of Theorem 2 (0 at nu = 0)."""
-    nu = np.asarray(nu, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(nu > 0, nu * np.log(math.e / np.where(nu > 0, nu, 1.0)), 0.0)

@@ -22,7 +22,6 @@ from verify.algorithms.two_phase import (
     fedx_clustering,
     frozen_centre_count,
     kappa,
-    log_e_over,
     oracle_ols,
     success,
     two_phase,
@@ -37,7 +36,6 @@ from verify.checks.su2022_common import (
     model,
     numpy,
     perturbed_centres,
-    phase1_setting,
     proportion_band,
     verdict_words,
 )
@@ -50,11 +48,9 @@ from verify.fit import (
     combine,
     held_out_constant_verdict,
     identity_verdict,
-    power_law,
     proportion_verdict,
-    rate_verdict,
 )
-from verify.problems.mixed_regression import effective_clients, pareto_sizes, tiny_client_sizes
+from verify.problems.mixed_regression import pareto_sizes, tiny_client_sizes
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result
 

@@ -30,7 +30,7 @@ from verify.algorithms.moment_descent import (
     nested_residual_moments,
 )
 from verify.algorithms.orthogonal_iteration import orth, orthogonal_iteration, random_orthonormal, subspace_distance
-from verify.checks.su2022_common import EPS, SIGMA, claim, model, numpy, verdict_words
+from verify.checks.su2022_common import EPS, claim, model, numpy, verdict_words
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
@@ -43,7 +43,7 @@ from verify.fit import (
     rate_verdict,
 )
 from verify.registry import check, result_for
-from verify.result import Assumption, Claim, Result
+from verify.result import Assumption, Result
 
 
 def _opnorm(A: torch.Tensor) -> np.ndarray:

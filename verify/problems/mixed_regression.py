@@ -163,10 +163,6 @@ class MixedRegression:
         out = torch.zeros(values.shape[0], self.M, *values.shape[2:], dtype=values.dtype, device=values.device)
         return out.index_add_(1, self.seg, values)
 
-    def at_clients(self, per_client: torch.Tensor) -> torch.Tensor:
-        """Broadcast a per-client tensor ``[R, M, ...]`` to the points ``[R, P, ...]``."""
-        return per_client[:, self.seg]
-
     @cached_property
     def cluster_sizes(self) -> torch.Tensor:
         """N_j = sum of n_i over clients of cluster j, ``[R, k]`` (float)."""
