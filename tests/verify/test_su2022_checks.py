@@ -126,7 +126,7 @@ class TestC14(CheckContract):
 
 class TestC15(CheckContract):
     check = P1.c15_sample_complexity
-    planted = {"theory_q": power_law("q", 0.0, "upper"), "ks": (2, 4)}
+    planted = {"theory_q": power_law("q", -1.0, "upper"), "ks": (2, 4)}
     determinism_replicates = 16
     determinism_overrides = {"p_mins": (0.5, 0.25), "ks": (2, 4), "m_grid": (500, 2000, 8000), "ell_grid": (10, 40, 160)}
 
@@ -176,7 +176,7 @@ class TestC21(CheckContract):
 
 class TestC22(CheckContract):
     check = P2.c22_rounds
-    planted = {"theory": power_law("x", 0.0, "upper")}
+    planted = {"theory": power_law("x", -0.5, "upper")}
     determinism_overrides = {"p1s": (0.5,), "ds": (2,)}
 
 

@@ -447,7 +447,7 @@ def c18_lemma15(ctx: Context, *, theory: Bound = S.LEMMA_15, shapes=((10, 3), (1
     """Spec C18: Haar Q in R^{d x ell}, U the first ell coordinates; the empirical eps-quantile of
     sigma_min(U^T Q) (with its order-statistic 95% interval) against the bound, c fitted on d = 10 and
     held fixed on d = 50."""
-    n = ctx.pick(10000, 40000)
+    n = ctx.pick(20000, 80000)
     gen = ctx.generator("haar")
     rows, lo, hi, shape, is_cal = [], [], [], [], []
     for d, ell in shapes:
