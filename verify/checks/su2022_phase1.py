@@ -505,7 +505,7 @@ def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign
     run with sign_rule in {none, first_moment, oracle}. Reproduced when the literal rule fails in a clear
     share of runs (Clopper-Pearson lower end >= 25%) and the repaired rule succeeds (lower end >= 60%);
     the oracle sign is reported beside them."""
-    R = ctx.reps(16, 64)
+    R = ctx.reps(12, 64)
     s = phase1_setting(ctx)
     mod = model(ctx, "model", R, k=s["k"], d=s["d"], centres=s["centres"])
     half = R // 2
