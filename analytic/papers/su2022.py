@@ -40,8 +40,8 @@ PAPER = Paper(
         "iterations instead of the proof's 43. The exact identities (Lemma 1, the spectrum of P_i, Algorithm 3 = orthogonal "
         "iteration, the least-squares fixed point) hold to 1e-12; the concentration lemmas and Propositions 1-2 hold with "
         "constants fitted once and held fixed; Lemma 4's printed tanh must be tan (E14); the anchors' coverage fails with "
-        "probability k/N, not N^-9 (E7). Phase 2 contracts at least as fast as Theorem 2 states, its basin is wider than "
-        "Lemma 10's radius, and its error reaches the oracle least squares and keeps falling as n^-1/2 where the bound (18) "
+        "probability k/N, not N^-9 (E7). Phase 2 contracts at least as fast as Theorem 2 states, converges from every start "
+        "within Lemma 10's radius Delta/3 (but not from Delta/2), and its error reaches the oracle least squares and keeps falling as n^-1/2 where the bound (18) "
         "is flat (E20)."),
 )
 

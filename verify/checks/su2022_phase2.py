@@ -195,8 +195,9 @@ def c21_basin(ctx: Context, *, theory: Bound = S.BASIN_RADIUS, radii=(0.1, 0.2, 
         explanation=verdict_words(
             verdict,
             f"All starts within the Lemma-10 radius {basin:.2f} Delta succeed ({int(ok[inside].sum())} of {int(ok[inside].size)}); "
-            + (f"success first falls below 90% at r = {min(below):.2f} Delta, " if below else "success stays above 90% on the grid, ")
-            + "so the basin of Phase 2 is wider than the theorem's.",
+            + (f"success first falls below 90% at r = {min(below):.2f} Delta: the empirical basin edge lies between the "
+               f"theorem's radius and {min(below):.2f} Delta." if below else "success stays above 90% on the whole grid: the "
+               "empirical basin is wider than the theorem's radius."),
             f"Only {int(ok[inside].sum())} of {int(ok[inside].size)} starts within the radius succeed.",
             f"The share inside the radius cannot be placed against {threshold:.0%}."),
         figure=figspec.figure(figspec.panel(
