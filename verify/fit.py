@@ -22,6 +22,8 @@ Rules (DESIGN.md):
   values) against a bound.
 * **two samples**: a ratio of means (bootstrap), a paired comparison (Wilcoxon signed-rank), a
   monotone trend (Spearman's rho with a bootstrap CI).
+* **hidden constant** ("q <= C g" with C unspecified): C fitted once on calibration points, then
+  held fixed on held-out points (the only way such a claim can fail).
 * **counterexample**: reproduced when the paper's failure predicate holds *and* the repaired
   algorithm succeeds on the same instance.
 * a run whose assumptions did not hold is ``inconclusive``, never ``holds``.
@@ -504,3 +506,40 @@ def rank_trend_verdict(x, Y, min_rho: float, *, level: float = DEFAULT_LEVEL, n_
     lo, hi = _quantiles(boot, level)
     return interval_verdict(float(lo), float(hi), min_rho, "lower"), {
         "rho": rho, "rho_ci": [float(lo), float(hi)], "min_rho": min_rho, "level": level}
+
+
+# -- su2022: constants fitted once on a calibration part of the grid, then held fixed --------------
+def held_out_constant_verdict(cal_lo, cal_hi, cal_bound, test_lo, test_hi, test_bound, side: Side = "upper",
+                              margin: float = 1.0) -> tuple[Verdict, dict]:
+    """A bound with an unspecified constant, 'q <= C g' (side upper) or 'q >= C g' (lower), checked the
+    only way such a claim can fail: fit C once on calibration points, hold it fixed on the others.
+
+    ``cal_lo, cal_hi`` and ``test_lo, test_hi`` are confidence intervals of q (collapsed to the value
+    for exact numbers), ``cal_bound``, ``test_bound`` the bound's shape g at those points (positive).
+    Upper side: C = margin * max over calibration points of hi / g (the smallest constant the
+    calibration data allow, widened by ``margin``); the claim *holds* when every held-out hi <= C g,
+    is *violated* when some held-out lo > C g (the shape of g fails to follow q), else inconclusive.
+    The lower side mirrors it (C = min lo / g / margin). A non-positive or non-finite g is bad input.
+    """
+    cl, ch, cg, tl, th, tg = (np.atleast_1d(np.asarray(v, dtype=float)) for v in
+                              (cal_lo, cal_hi, cal_bound, test_lo, test_hi, test_bound))
+    if cg.size == 0 or tg.size == 0:
+        raise ValueError("held_out_constant_verdict: need at least one calibration and one held-out point")
+    if not (np.all(np.isfinite(cg)) and np.all(cg > 0) and np.all(np.isfinite(tg)) and np.all(tg > 0)):
+        raise ValueError("held_out_constant_verdict: the bound's shape must be positive and finite")
+    if margin < 1:
+        raise ValueError(f"held_out_constant_verdict: margin must be >= 1, got {margin}")
+    if side == "upper":
+        C = float(np.max(ch / cg)) * margin
+        verdict = combine(interval_verdict(lo, hi, C * g, "upper") for lo, hi, g in zip(tl, th, tg))
+        worst = float(np.max(th / tg) / C) if np.isfinite(C) and C > 0 else float("nan")
+    elif side == "lower":
+        C = float(np.min(cl / cg)) / margin
+        verdict = combine(interval_verdict(lo, hi, C * g, "lower") for lo, hi, g in zip(tl, th, tg))
+        worst = float(np.min(tl / tg) / C) if np.isfinite(C) and C > 0 else float("nan")
+    else:
+        raise ValueError(f"side: expected upper or lower, got {side!r}")
+    if not np.isfinite(C) or C <= 0:
+        verdict = Verdict.INCONCLUSIVE  # the calibration could not pin a usable constant down
+    return verdict, {"constant": C, "margin": margin, "side": side, "worst_test_ratio_to_constant": worst,
+                     "calibration_points": int(cg.size), "held_out_points": int(tg.size)}

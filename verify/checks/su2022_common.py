@@ -1,0 +1,91 @@
+"""Shared set-up of the su2022 checks: the spec's default instances, claims and small conversions.
+
+Spec: ../shared/spec/su2022.md section 6 (common defaults: d = 10, k = 3, p uniform, Delta = 1,
+Sigma_j = I, sigma = 0.1, eps = 0.1; Phase 2 FedAvg with s = 5 and eta = 0.5/(s max_i ||phi_i||^2/n_i)).
+Success of a run (spec 6): d(theta_hat, theta*) <= Delta/4 and >= 90% of the data correctly labelled.
+
+Quick fidelity runs Phase 1 end to end at k = 2, d = 5 (m = 10^4 fresh clients per iteration), full
+fidelity at the spec's k = 3, d = 10 (m = 8 10^4): Phase 1's sample need hides an eps^-4 factor
+(E11), and at the spec's defaults one run costs seconds. Every Result records the instance it used.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from analytic.bounds import Bound
+from analytic.papers import su2022 as S
+from verify.algorithms.moment_descent import FedMDConfig
+from verify.engine import Context
+from verify.fit import proportion_ci
+from verify.problems.mixed_regression import MixtureModel, planted_model
+from verify.registry import register_paper
+from verify.result import Claim
+
+register_paper(S.PAPER)
+
+DELTA, SIGMA, EPS = 1.0, 0.1, 0.1
+
+
+def claim(bound: Bound, latex: str, text: str | None = None, source: str | None = None) -> Claim:
+    """The Claim of a check from the paper's Bound (words, LaTeX, source, typst)."""
+    return Claim(text=text or bound.statement, latex=latex, source=source or bound.source, typst=bound.typst)
+
+
+def model(ctx: Context, stream: str, R: int, *, k: int = 3, d: int = 10, sigma: float = SIGMA, **kw) -> MixtureModel:
+    """A planted mixture for R replicates from the context's named stream (spec 1.6 defaults)."""
+    return planted_model(R, k, d, ctx.generator(stream), Delta=DELTA, sigma=sigma, dtype=ctx.dtype,
+                         device=ctx.torch_device, **kw)
+
+
+def phase1_setting(ctx: Context) -> dict:
+    """Phase 1's end-to-end instance by fidelity (module docstring): k, d, m, centres."""
+    return ctx.pick({"k": 2, "d": 5, "m": 10_000, "centres": "random"},
+                    {"k": 3, "d": 10, "m": 80_000, "centres": "random"})
+
+
+def phase1_config(ctx: Context, **kw) -> FedMDConfig:
+    return FedMDConfig(m=kw.pop("m", phase1_setting(ctx)["m"]), eps=EPS, **kw)
+
+
+def numpy(x) -> np.ndarray:
+    return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+
+
+def proportion_band(successes, trials) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rates with Clopper-Pearson 95% intervals for arrays of counts."""
+    out = np.array([proportion_ci(int(k), int(n)) for k, n in zip(np.ravel(successes), np.ravel(trials))])
+    return out[:, 0], out[:, 1], out[:, 2]
+
+
+def verdict_words(verdict, holds: str, violated: str, inconclusive: str) -> str:
+    """The sentence that matches the verdict (explanations follow the verdict, not the expectation)."""
+    return {"holds": holds, "reproduced": holds, "violated": violated, "not_reproduced": violated}.get(
+        verdict.value, inconclusive)
+
+
+def federation(ctx: Context, stream: str, R: int, sizes, *, k: int = 3, d: int = 10, sigma: float = SIGMA, **kw):
+    """A federation of clients with the given sizes drawn from a planted mixture (named streams)."""
+    mod = model(ctx, stream + "/model", R, k=k, d=d, sigma=sigma, **kw)
+    return mod.federation(sizes, ctx.generator(stream + "/data"))
+
+
+def perturbed_centres(ctx: Context, stream: str, theta: torch.Tensor, radius) -> torch.Tensor:
+    """theta*_j + radius u_j with independent random unit u_j (radius a float or one per replicate)."""
+    g = ctx.generator(stream)
+    u = torch.randn(theta.shape, generator=g, dtype=theta.dtype, device=theta.device)
+    r = torch.as_tensor(radius, dtype=theta.dtype, device=theta.device).reshape(-1, 1, 1)
+    return theta + r * u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
+
+
+def fitted_rates(change: torch.Tensor, floor: float = 1e-12, drop: int = 3) -> np.ndarray:
+    """Per-replicate contraction factor of a run from its step lengths ``change [T, R]``
+    (max_j ||theta_{j,t} - theta_{j,t-1}||, which decays exactly like the distance to the limit once the
+    labels freeze): the semilog slope over the rounds after the first ``drop`` with steps above ``floor``."""
+    e = numpy(change)
+    t = np.arange(e.shape[0], dtype=float)
+    out = []
+    for col in e.T:
+        keep = (col > floor) & (t >= drop)
+        out.append(np.exp(np.polyfit(t[keep], np.log(col[keep]), 1)[0]) if keep.sum() >= 3 else np.nan)
+    return np.asarray(out)
