@@ -254,29 +254,38 @@ def a2_lower_bound(G, labels, mask=None, eps: float = 1e-12, where: str = "sampl
                     "can only be larger")
 
 
-def inter_gap(G, labels, D2: float = 0.0) -> np.ndarray:
-    """q_ij = ||grad f_i - grad f_j||^2 + D^2 ||grad f_i||^2 at each point, ``G [..., N, d] -> [..., N, N]``
-    (NaN for i ~ j), computed from exact differences in blocks of points."""
+def inter_gap(G, labels, D2: float = 0.0, rows=None) -> np.ndarray:
+    """q_ij = ||grad f_i - grad f_j||^2 + D^2 ||grad f_i||^2 at each point, ``G [..., N, d] -> [..., N', N]``
+    for the clients ``rows`` (default all, N' = N), NaN for i ~ j; exact differences, in blocks of points."""
     G = np.asarray(G, dtype=float)
     labels = np.asarray(labels)
     N, d = G.shape[-2:]
+    rows = np.arange(N) if rows is None else np.asarray(rows)
     flat = G.reshape(-1, N, d)
-    block = max(1, POINTS_PER_BLOCK // (N * N * d))
-    out = np.empty((flat.shape[0], N, N))
-    for s in range(0, flat.shape[0], block):  # blocks of points bound the memory of the [p, N, N, d] differences
+    block = max(1, POINTS_PER_BLOCK // (rows.size * N * d))
+    out = np.empty((flat.shape[0], rows.size, N))
+    for s in range(0, flat.shape[0], block):  # blocks of points bound the memory of the [p, N', N, d] differences
         g = flat[s:s + block]
-        out[s:s + block] = ((g[:, :, None, :] - g[:, None, :, :]) ** 2).sum(-1) + D2 * (g**2).sum(-1)[:, :, None]
-    out[:, labels[:, None] == labels[None, :]] = np.nan
-    return out.reshape(*G.shape[:-2], N, N)
+        gi = g[:, rows]
+        out[s:s + block] = ((gi[:, :, None, :] - g[:, None, :, :]) ** 2).sum(-1) + D2 * (gi**2).sum(-1)[:, :, None]
+    out[:, labels[rows][:, None] == labels[None, :]] = np.nan
+    return out.reshape(*G.shape[:-2], rows.size, N)
 
 
-def delta2_upper_bound(G, labels, D2: float = 0.0, row_mask=None, where: str = "sampled points") -> Constant:
-    """The smallest q_ij over the points and ordered pairs i !~ j of ``G [..., N, d]`` (rows i with
-    ``row_mask [..., N]`` True): an upper bound of Delta^2(D^2)."""
+def delta2_upper_bound(G, labels, D2: float = 0.0, row_mask=None, rows=None, where: str = "sampled points") -> Constant:
+    """The smallest q_ij over the points and ordered pairs i !~ j of ``G [..., N, d]`` (rows i among
+    ``rows``, default all, and with ``row_mask [..., N']`` True): an upper bound of Delta^2(D^2)."""
     require(D2 >= 0 and math.isfinite(D2), "D2", f"must be a finite number >= 0, got {D2}")
-    q = inter_gap(G, labels, D2)
+    q = inter_gap(G, labels, D2, rows=rows)
     if row_mask is not None:
         q = np.where(np.asarray(row_mask, bool)[..., :, None], q, np.nan)
+    return delta2_from_gaps(q, D2, where)
+
+
+def delta2_from_gaps(q, D2: float, where: str = "sampled points") -> Constant:
+    """The upper bound of Delta^2(D^2) given the gaps q_ij already evaluated (:func:`inter_gap`; NaN
+    marks pairs not to use)."""
+    q = np.asarray(q, dtype=float)
     used = int(np.isfinite(q).sum())
     require(used > 0, "G", "no pair of clients in different clusters to estimate Delta^2 from")
     return Constant("Delta2", float(np.nanmin(q)), "upper bound",

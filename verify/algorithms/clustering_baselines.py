@@ -30,6 +30,7 @@ class BaselineRun:
     dist_sq: torch.Tensor
     x: torch.Tensor
     communication: dict
+    models: torch.Tensor | None = None  # [T+1, R, N, d] when recorded
 
     def running_mean(self) -> torch.Tensor:
         t = torch.arange(1, self.grad_sq.shape[0] + 1, dtype=self.grad_sq.dtype, device=self.grad_sq.device)
@@ -50,10 +51,12 @@ def baseline(
     batch_size=1,
     generator: torch.Generator | None = None,
     byzantine=None,
+    record_models: bool = False,
 ) -> BaselineRun:
     """Run ``local``, ``fedavg`` or ``ground_truth`` for T rounds from per-client models ``x0 [R, N, d]``
     (FedAvg starts from the clients' mean model, GT from each cluster's mean model). ``byzantine``
-    (verify.attacks.werner2023_attacks.Byzantine, round-level attacks) corrupts FedAvg's average."""
+    (verify.attacks.werner2023_attacks.Byzantine, round-level attacks) corrupts FedAvg's average;
+    ``record_models`` keeps every round's per-client models."""
     if name not in BASELINES:
         raise InputError("baseline", f"expected one of {BASELINES}, got {name!r}")
     if x0.dim() != 3 or x0.shape[1] != problem.n_clients:
@@ -76,7 +79,7 @@ def baseline(
     else:
         x = x0.clone()
     opt = problem.optima()
-    grad_sq, dist_sq = [], [((x - opt) ** 2).sum(-1)]
+    grad_sq, dist_sq, models = [], [((x - opt) ** 2).sum(-1)], [x.clone()] if record_models else None
     comm = {"uplink": [], "downlink": [], "gradient_evaluations": []}
     for _ in range(T):
         grad_sq.append((problem.grad(x) ** 2).sum(-1))
@@ -91,5 +94,7 @@ def baseline(
             v, up = (torch.einsum("rnd,nk->rkd", g, onehot) / size[None, :, None])[:, truth], N
         x = x - step * v
         dist_sq.append(((x - opt) ** 2).sum(-1))
+        if record_models:
+            models.append(x.clone())
         comm["gradient_evaluations"].append(N), comm["uplink"].append(up), comm["downlink"].append(up)
-    return BaselineRun(torch.stack(grad_sq), torch.stack(dist_sq), x, comm)
+    return BaselineRun(torch.stack(grad_sq), torch.stack(dist_sq), x, comm, torch.stack(models) if record_models else None)

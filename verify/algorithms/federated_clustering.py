@@ -47,8 +47,9 @@ class ReplicateRadius:
 
 
 def make_radius(radius, R: int, N: int):
-    """A :class:`Radius`, a float (fixed tau) or a ``[R]`` tensor of per-replicate tau."""
-    if isinstance(radius, Radius):
+    """A :class:`Radius` (or any object with its ``value(dists)`` method), a float (fixed tau) or a
+    ``[R]`` tensor of per-replicate tau."""
+    if isinstance(radius, Radius) or hasattr(radius, "value"):
         return radius
     if isinstance(radius, torch.Tensor) and radius.dim() > 0:
         if radius.shape[0] != R or bool(torch.any(radius < 0)):
@@ -243,6 +244,16 @@ def fc_round(problem: ClientProblem, x: torch.Tensor, radius, steps: int, *, bat
     return torch.cat(vs, 1), torch.cat(balls, 1), evaluations
 
 
+def client_steps(eta, x0: torch.Tensor):
+    """A step size: a float, ``[R]`` (per replicate) or ``[R, N]`` (per replicate and client, e.g. 1/L of
+    each client's cluster), shaped to broadcast against ``x0 [R, N, d]``."""
+    if isinstance(eta, torch.Tensor) and eta.dim() == 2:
+        if eta.shape != x0.shape[:2]:
+            raise InputError("eta", f"per-client step sizes must have shape {tuple(x0.shape[:2])}, got {tuple(eta.shape)}")
+        return eta.to(x0)[..., None]
+    return per_replicate(eta, x0)
+
+
 def federated_clustering_run(
     problem: ClientProblem,
     x0: torch.Tensor,
@@ -258,7 +269,7 @@ def federated_clustering_run(
 ) -> FCRun:
     """Algorithm 2 at scale: T rounds from ``x0 [R, N, d]`` (the good clients), keeping per-round
     summaries (:class:`FCRun`) instead of the full trace. Same arguments as :func:`federated_clustering`
-    (``eta``, ``radius`` and ``batch_size`` may be per-replicate ``[R]`` tensors); ``byzantine`` adds
+    (``radius`` and ``batch_size`` may be per-replicate ``[R]`` tensors, ``eta`` also ``[R, N]``); ``byzantine`` adds
     bad clients; ``row_block`` bounds the recipients per block. The T rounds are the only loop."""
     if x0.dim() != 3 or x0.shape[1] != problem.n_clients:
         raise InputError("x0", f"expected [R, {problem.n_clients}, d], got {tuple(x0.shape)}")
@@ -267,7 +278,7 @@ def federated_clustering_run(
     if problem.stochastic and generator is None:
         raise InputError("generator", "stochastic gradients need an explicit torch.Generator")
     R, N, _ = x0.shape
-    step = per_replicate(eta, x0)
+    step = client_steps(eta, x0)
     truth = torch.as_tensor(problem.true_labels, device=x0.device)
     same = truth[:, None] == truth[None, :]
     opt = problem.optima()
