@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import torch
 
 from analytic.errors import InputError
-from verify.problems.base import ClientProblem, per_replicate
+from verify.algorithms.federated_clustering import client_steps
+from verify.problems.base import ClientProblem
 
 BASELINES = ("local", "fedavg", "ground_truth")
 
@@ -54,6 +55,7 @@ def baseline(
     record_models: bool = False,
 ) -> BaselineRun:
     """Run ``local``, ``fedavg`` or ``ground_truth`` for T rounds from per-client models ``x0 [R, N, d]``
+    with step ``eta`` (a float, ``[R]`` or ``[R, N]``; GT needs one step per cluster)
     (FedAvg starts from the clients' mean model, GT from each cluster's mean model). ``byzantine``
     (verify.attacks.werner2023_attacks.Byzantine, round-level attacks) corrupts FedAvg's average;
     ``record_models`` keeps every round's per-client models."""
@@ -68,7 +70,7 @@ def baseline(
     if byzantine is not None and byzantine.count and (name != "fedavg" or byzantine.per_step):
         raise InputError("byzantine", "only FedAvg's plain average takes Byzantine vectors (round-level attacks)")
     R, N, d = x0.shape
-    step = per_replicate(eta, x0)
+    step = client_steps(eta, x0)
     truth = torch.as_tensor(problem.true_labels, device=x0.device)
     onehot = torch.nn.functional.one_hot(truth).to(x0.dtype)  # [N, K]
     size = onehot.sum(0)
