@@ -131,7 +131,7 @@ def momentum_clustering(
     opt = problem.optima()
     tc_attack = byzantine.tc_attack(1) if byzantine is not None and byzantine.count and byzantine.per_step else None
     x, m, V = x0.clone(), torch.zeros_like(x0), None
-    grad_sq, acc, sep, dist_sq = [], [], [], [((x - opt) ** 2).sum(-1)]
+    grad_sq, assigns, sep, dist_sq = [], [], [], [((x - opt) ** 2).sum(-1)]
     comm = {"uplink": [], "downlink": [], "gradient_evaluations": []}
     for _ in range(T):
         grad_sq.append((problem.grad(x) ** 2).sum(-1))
@@ -144,9 +144,10 @@ def momentum_clustering(
         V, _ = threshold_clustering(Z, V0, rad, steps, attack=tc_attack)
         k = assign_nearest(m, V)
         x = x - step * V.gather(1, k[..., None].expand(R, N, d))
-        acc.append(assignment_accuracy(k, truth, K)), sep.append(cluster_mean_separation(m, truth))
+        assigns.append(k), sep.append(cluster_mean_separation(m, truth))
         dist_sq.append(((x - opt) ** 2).sum(-1))
         comm["gradient_evaluations"].append(g.numel() // (R * d))  # one per client at its own model
         comm["uplink"].append(m.numel() // (R * d))  # the good clients' momenta sent to the server
         comm["downlink"].append(k.numel() // R)  # one center v_{k_i} back to each client
-    return MomentumRun(torch.stack(grad_sq), torch.stack(acc), torch.stack(sep), torch.stack(dist_sq), k, x, comm)
+    accuracy = assignment_accuracy(torch.stack(assigns), truth, K)  # [T, R], all rounds at once
+    return MomentumRun(torch.stack(grad_sq), accuracy, torch.stack(sep), torch.stack(dist_sq), k, x, comm)
