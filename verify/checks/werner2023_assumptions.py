@@ -132,7 +132,7 @@ def c18_lemma1_separation(ctx: Context, *, claimed: Bound = W.LEMMA_1_MAX_FORM, 
     H1, x1, lab1 = _one_d_counterexample()
     D2_1 = float(W.LEMMA_1_D2(L=1.0, mu=1.0))
     v1, g1, gmax1, pairs1 = _lemma1_pairs(H1, x1, lab1, D2_1)
-    lhs, rhs_pair, rhs_max, margin_sampled = [v1], [corrected(g2=g1)], [claimed(g2max=gmax1)], []
+    lhs, rhs_pair, rhs_max, margin_sampled = [v1], [corrected(g2=g1, g2max=gmax1)], [claimed(g2=g1, g2max=gmax1)], []
     fails_random = []
     for kappa in kappas:
         prob = _lemma1_instances(ctx, R, kappa)
@@ -142,14 +142,14 @@ def c18_lemma1_separation(ctx: Context, *, claimed: Bound = W.LEMMA_1_MAX_FORM, 
         D2 = float(W.LEMMA_1_D2(L=kappa, mu=LEMMA1_MU))
         for r in range(R):  # per instance: an exact pairwise computation (setup, not a hot path)
             v, g, gm, pairs = _lemma1_pairs(H[r], xs[r], labels, D2)
-            lhs.append(v), rhs_pair.append(corrected(g2=g)), rhs_max.append(claimed(g2max=gm))
-            fails_random.append(int(np.sum(v < claimed(g2max=gm))))
+            lhs.append(v), rhs_pair.append(corrected(g2=g, g2max=gm)), rhs_max.append(claimed(g2=g, g2max=gm))
+            fails_random.append(int(np.sum(v < claimed(g2=g, g2max=gm))))
             q = inter_gap(G[r], labels, D2)[:, pairs[:, 0], pairs[:, 1]]  # [points, P]
             margin_sampled.append(float(np.min(q - v[None, :])))
     lhs, rhs_pair, rhs_max = (np.concatenate([np.atleast_1d(a) for a in x]) for x in (lhs, rhs_pair, rhs_max))
     v_pair, pair_info = deterministic_verdict(lhs, rhs_pair, side="lower", rtol=1e-9)
     v_max, max_info = deterministic_verdict(lhs, rhs_max, side="lower", rtol=1e-9)
-    v_max1, _ = deterministic_verdict(v1, claimed(g2max=gmax1), side="lower", rtol=1e-9)
+    v_max1, _ = deterministic_verdict(v1, claimed(g2=g1, g2max=gmax1), side="lower", rtol=1e-9)
     sampled_ok = min(margin_sampled) >= -1e-9 * float(np.max(lhs))
     assumptions = [
         Assumption("the proof's pairwise bound (107) holds for every pair (our exact minimum)", v_pair.passed,
@@ -159,14 +159,14 @@ def c18_lemma1_separation(ctx: Context, *, claimed: Bound = W.LEMMA_1_MAX_FORM, 
     ]
     verdict = apply_assumptions(v_max, assumptions)
     n_rand = lhs.size - v1.size
-    i1 = int(np.argmin(v1 / claimed(g2max=gmax1)))
+    i1 = int(np.argmin(v1 / claimed(g2=g1, g2max=gmax1)))
     return result_for(
         ctx,
         Claim(claimed.statement, r"\|\nabla f_i-\nabla f_j\|^2\ge\tfrac12\max_{j'\not\sim i}\|\nabla f_{j'}(x_i^*)\|^2-2(1+L^2/\mu^2)\|\nabla f_i\|^2",
               claimed.source, claimed.typst),
         verdict,
-        observed={"one_d_pairs": pairs1, "one_d_exact_min": v1, "one_d_rhs_max_form": claimed(g2max=gmax1),
-                  "one_d_rhs_pairwise": corrected(g2=g1), "random_pairs": n_rand,
+        observed={"one_d_pairs": pairs1, "one_d_exact_min": v1, "one_d_rhs_max_form": claimed(g2=g1, g2max=gmax1),
+                  "one_d_rhs_pairwise": corrected(g2=g1, g2max=gmax1), "random_pairs": n_rand,
                   "random_pairs_max_form_fails": int(sum(fails_random)), "max_form_violations_total": max_info["violations"],
                   "pairwise_worst_ratio": pair_info["worst_ratio"], "max_form_worst_ratio": max_info["worst_ratio"],
                   "instances_per_kappa": R, "L_over_mu": list(kappas)},
@@ -174,20 +174,20 @@ def c18_lemma1_separation(ctx: Context, *, claimed: Bound = W.LEMMA_1_MAX_FORM, 
         fit={"rule": "exact pair minimum >= bound for every ordered pair i !~ j (rtol 1e-9)",
              "one_d_max_form": v_max1.value},
         explanation=(f"In the 1-D example the pair (0, 1) has exact minimum {v1[i1]:.3g} of ||grad f_i - grad f_j||^2 + "
-                     f"D^2 ||grad f_i||^2, below the max-form's {claimed(g2max=gmax1)[i1]:.3g} (1/2 of 10^2), while the pairwise "
-                     f"bound {corrected(g2=g1)[i1]:.3g} holds. Over the random instances the max-form fails for "
+                     f"D^2 ||grad f_i||^2, below the max-form's {claimed(g2=g1, g2max=gmax1)[i1]:.3g} (1/2 of 10^2), while the pairwise "
+                     f"bound {corrected(g2=g1, g2max=gmax1)[i1]:.3g} holds. Over the random instances the max-form fails for "
                      f"{sum(fails_random)} of {n_rand} ordered pairs; the pairwise bound (107) holds for all "
                      f"{lhs.size} pairs with the smallest exact minimum at {pair_info['worst_ratio']:.2f} x the bound."),
         assumptions=assumptions,
         finding=(f"Erratum confirmed (Lemma 1, eq. (19)): Delta must use min over j !~ i, not max. Counterexample: "
-                 f"f = (x - c)^2/2 with c in {{0, 1, 10}} gives exact minimum {v1[i1]:.3g} < {claimed(g2max=gmax1)[i1]:.3g}; the max "
+                 f"f = (x - c)^2/2 with c in {{0, 1, 10}} gives exact minimum {v1[i1]:.3g} < {claimed(g2=g1, g2max=gmax1)[i1]:.3g}; the max "
                  f"form also fails in {sum(fails_random)} of {n_rand} pairs of random strongly convex instances."),
         figure=figspec.figure(
             figspec.panel("1-D example: Assumption 5 per ordered pair", "pair #", r"$\min_x q_{ij}(x)$",
                           [figspec.line("exact minimum over x", np.arange(1, v1.size + 1), v1, "observed"),
-                           figspec.line(r"pairwise: $\frac12\|\nabla f_j(x_i^*)\|^2$", np.arange(1, v1.size + 1), corrected(g2=g1), "reference"),
+                           figspec.line(r"pairwise: $\frac12\|\nabla f_j(x_i^*)\|^2$", np.arange(1, v1.size + 1), corrected(g2=g1, g2max=gmax1), "reference"),
                            figspec.line(r"eq. (19) as printed: $\frac12\max_j\|\nabla f_j(x_i^*)\|^2$", np.arange(1, v1.size + 1),
-                                        claimed(g2max=gmax1), "bound")], xscale="linear"),
+                                        claimed(g2=g1, g2max=gmax1), "bound")], xscale="linear"),
             figspec.panel("Random instances: exact minimum / bound, sorted", "pair (sorted)", "ratio",
                           [figspec.line("over the max-form bound", np.arange(1, n_rand + 1),
                                         np.sort(lhs[v1.size:] / rhs_max[v1.size:]), "observed"),
