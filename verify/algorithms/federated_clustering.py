@@ -212,6 +212,18 @@ def _row_block(R: int, N: int, senders: int, d: int, row_block: int | None) -> i
     return max(1, min(N, MAX_BLOCK_ELEMENTS // max(1, R * senders * d)))
 
 
+def _gradients_at_models(problem: ClientProblem, models: torch.Tensor, generator, batch_size) -> torch.Tensor:
+    """Every client's (batch) gradient at each model of ``models [R, B, d]``: ``[R, B, N, d]``. A problem
+    with ``gradients_at_models`` (one product per replicate, no copies of the models) is asked directly;
+    any other through its oracle on the expanded points."""
+    R, Bm, d = models.shape
+    if hasattr(problem, "gradients_at_models"):
+        G = problem.gradients_at_models(models)
+        return G + problem.noise(G.shape, generator, batch_size) if problem.stochastic else G
+    P = models[:, :, None, :].expand(R, Bm, problem.n_clients, d)
+    return problem.stochastic_grad(P, generator, batch_size) if problem.stochastic else problem.grad(P)
+
+
 def fc_round(problem: ClientProblem, x: torch.Tensor, radius, steps: int, *, batch_size=1,
              generator: torch.Generator | None = None, byzantine=None, row_block: int | None = None):
     """One round of Algorithm 2 for every client at once: the clustered updates v [R, N, d], the balls
@@ -228,8 +240,7 @@ def fc_round(problem: ClientProblem, x: torch.Tensor, radius, steps: int, *, bat
     vs, balls, evaluations = [], [], 0
     for start in range(0, N, B):  # blocks of recipients: memory, not a loop over clients
         rows = torch.arange(start, min(N, start + B), device=x.device)
-        P = x[:, rows, None, :].expand(R, rows.numel(), N, d)
-        G = problem.stochastic_grad(P, generator, batch_size) if problem.stochastic else problem.grad(P)
+        G = _gradients_at_models(problem, x[:, rows], generator, batch_size)
         evaluations += rows.numel() * N
         own = G[:, torch.arange(rows.numel(), device=x.device), rows]  # g_i(x_i): the initialisation
         attack = None

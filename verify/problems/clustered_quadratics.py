@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import torch
@@ -81,6 +82,24 @@ class ClusteredQuadratics(ClientProblem):
 
     def grad(self, X: torch.Tensor) -> torch.Tensor:
         return self._apply_h(self._diff(X)).reshape(X.shape)
+
+    def gradients_at_models(self, models: torch.Tensor) -> torch.Tensor:
+        """Every client's exact gradient at each of B models, ``models [R, B, d] -> [R, B, N, d]``:
+        G[r, b, j] = H_j (m_b - x*_j), as one matrix product per replicate written straight into the
+        ``[B, N d]`` layout (the all-pairs step of Federated-Clustering without copies of the models)."""
+        R, Bm, d = models.shape
+        require(R == self.replicates and d == self.dim, "models", f"expected [{self.replicates}, B, {self.dim}], got {tuple(models.shape)}")
+        if self.H is None:
+            return self.curvature * (models[:, :, None, :] - self.x_star[:, None, :, :])
+        H_rows, c = self._stacked_hessians
+        G = torch.bmm(models, H_rows).reshape(R, Bm, self.n_clients, d)  # m_b^T H_j = (H_j m_b)^T: H_j is symmetric
+        return G.sub_(c[:, None])
+
+    @cached_property
+    def _stacked_hessians(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """(H laid out as [R, d, N d] with [r, a, (j, c)] = H_j[a, c], and H_j x*_j [R, N, d]), computed once."""
+        R, N, d = self.x_star.shape
+        return self.H.permute(0, 2, 1, 3).reshape(R, d, N * d), (self.H @ self.x_star[..., None])[..., 0]
 
     def noise(self, shape, generator: torch.Generator | None, batch_size=1, like: torch.Tensor | None = None) -> torch.Tensor:
         """xi with E ||xi||^2 = sigma^2 / |B| per evaluation, ``shape [R, ..., d]``; ``batch_size`` an int or ``[R]``."""
