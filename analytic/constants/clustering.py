@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from analytic.constants import Constant
-from analytic.errors import InputError, require
+from analytic.errors import require
 
 SYMMETRY_RTOL = 1e-10  # |H - H^T| relative to max |H|: a symmetric matrix saved in float64 passes exactly
 SHARED_OPTIMUM_RTOL = 1e-10  # clients "share an optimum" when their optima agree to this relative precision

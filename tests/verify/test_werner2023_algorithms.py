@@ -1,8 +1,6 @@
 """werner2023 algorithms at scale: Federated-Clustering's batched runner against the trace version and under
 permutations, Momentum-Clustering's pieces, the baselines, the attacks and the planted problems."""
-import math
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
