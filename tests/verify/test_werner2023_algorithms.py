@@ -31,15 +31,34 @@ def _problem(seed=0, R=2, K=3, n=3, d=4, Delta=10.0, **kw):
     return clustered_quadratics(torch.Generator().manual_seed(seed), R, K, n, d, Delta, **kw)
 
 
-def test_run_matches_the_trace_version_bit_for_bit_and_ignores_row_blocks():
-    prob = _problem(hessian="planted", mu=1.0, L=3.0)
-    x0 = torch.randn(2, 9, 4, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
-    trace = federated_clustering(prob, x0, 0.3, 15, 4.0)
+@pytest.mark.parametrize("make", [
+    lambda: _problem(hessian="planted", mu=1.0, L=3.0),
+    lambda: paper_synthetic_regression(torch.Generator().manual_seed(10), 2, 3, 3, 4, 3, scale=3.0),
+])
+def test_run_matches_the_trace_version_and_ignores_row_blocks(make):
+    """The at-scale runner asks the problem for all-pairs gradients in one product (other rounding than the
+    trace version's oracle on expanded points): same models to 1e-12, same balls, for any block of rows."""
+    prob = make()
+    x0 = prob.optima() + torch.randn(2, 9, prob.dim, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    eta = 0.3 / float(prob.smoothness().max())
+    trace = federated_clustering(prob, x0, eta, 15, 4.0)
+    truth = torch.tensor(prob.true_labels)
     for block in (None, 1, 4):
-        run = federated_clustering_run(prob, x0, 0.3, 15, 4.0, row_block=block)
-        assert torch.equal(run.x, trace.x[-1])
-        assert torch.equal(run.ball_ok[-1], (trace.ball[-1] == (torch.tensor(prob.true_labels)[:, None]
-                                                                  == torch.tensor(prob.true_labels)[None])).all(-1))
+        run = federated_clustering_run(prob, x0, eta, 15, 4.0, row_block=block)
+        assert torch.allclose(run.x, trace.x[-1], atol=1e-12, rtol=0)
+        assert torch.equal(run.ball_ok[-1], (trace.ball[-1] == (truth[:, None] == truth[None])).all(-1))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _problem(hessian="planted", mu=1.0, L=3.0),
+    lambda: _problem(),
+    lambda: paper_synthetic_regression(torch.Generator().manual_seed(11), 2, 3, 3, 4, 3),
+])
+def test_gradients_at_models_is_the_oracle_on_expanded_points(make):
+    prob = make()
+    m = torch.randn(2, 5, prob.dim, generator=torch.Generator().manual_seed(12), dtype=torch.float64)
+    expected = prob.grad(m[:, :, None, :].expand(2, 5, prob.n_clients, prob.dim))
+    assert torch.allclose(prob.gradients_at_models(m), expected, atol=1e-12, rtol=1e-12)
 
 
 def test_fc_step_with_explicit_own_gradients_equals_the_square_form():

@@ -115,7 +115,7 @@ def c26_batch_variance(ctx: Context, *, theory: Bound = W.LEMMA_7, batches=(1, 4
     werner2023 rate check uses and (b) a finite sum of m = 100 least-squares samples, batches drawn with
     replacement (i.i.d., Lemma 7's setting). Drawing without replacement is reported: it lowers the variance
     by (m - |B|)/(m - 1)."""
-    R = ctx.reps(2000, 8000)
+    R = ctx.reps(10_000, 40_000)  # per-sample gradients are heavy-tailed: a 5% band needs many draws
     Bs = np.asarray(batches, dtype=float)
     P = Bs.size
     sigma = 1.0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import torch
 
@@ -75,6 +76,21 @@ class ClusteredRegression(ClientProblem):
     def smoothness(self) -> torch.Tensor:
         """L_j = lambda_max(H_j) per replicate and client ``[R, N]`` (Assumption 7 (21))."""
         return torch.linalg.eigvalsh(self.H)[..., -1]
+
+    def gradients_at_models(self, models: torch.Tensor) -> torch.Tensor:
+        """Every client's gradient at each of B models, ``models [R, B, d] -> [R, B, N, d]``: H_j m_b - b_j as one
+        matrix product per replicate (Federated-Clustering's all-pairs step without copies of the models)."""
+        R, Bm, d = models.shape
+        if R != self.replicates or d != self.dim:
+            raise InputError("models", f"expected [{self.replicates}, B, {self.dim}], got {tuple(models.shape)}")
+        G = torch.bmm(models, self._stacked_hessians).reshape(R, Bm, self.n_clients, d)  # m_b^T H_j = (H_j m_b)^T
+        return G.sub_(self.b[:, None])
+
+    @cached_property
+    def _stacked_hessians(self) -> torch.Tensor:
+        """H laid out as ``[R, d, N d]`` with [r, a, (j, c)] = H_j[a, c], computed once."""
+        R, N, d, _ = self.H.shape
+        return self.H.permute(0, 2, 1, 3).reshape(R, d, N * d)
 
 
 def planted_clustered_regression(
