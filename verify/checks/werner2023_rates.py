@@ -224,7 +224,7 @@ def _growing_batch_runs(ctx: Context, Ts: np.ndarray, R: int, c: float, steps: i
 
 @check("werner2023.c22", "Theorem 3.3 with |B| = T: at least the T^{-1/2} rate, with and without edge-of-ball attackers",
        "rate", "holds")
-def c22_growing_batch(ctx: Context, *, theory: Bound = W.THM_3_3_GROWING_BATCH, Ts=(2, 8, 32, 128), c: float = 1.0,
+def c22_growing_batch(ctx: Context, *, theory: Bound = W.THM_3_3_GROWING_BATCH, Ts=(4, 16, 64, 256), c: float = 1.0,
                       tol: float = 0.1) -> Result:
     """Spec 6.5 check 22: |B| = c T (the batch (121) needs), running average at T; slope <= -1/2 + tol (bound
     type; [derived] about -1 with beta = 0). Also with one edge-of-ball attacker per cluster ball
