@@ -45,7 +45,7 @@ class TestC18(CheckContract):
 class TestC19(CheckContract):
     check = c19_fig2_constants
     planted = {"A2_claim": 1.0, "T": 8}
-    determinism_replicates = None
+    determinism_replicates = 2
     determinism_overrides = {"T": 8}
 
 

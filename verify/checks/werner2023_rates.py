@@ -348,10 +348,17 @@ def c23_gap_to_ground_truth(ctx: Context, *, settings=GAP_SETTINGS, T: int = 30,
                  f"{100 * rel[settings[0]]:.2f}% of ground truth at n_i = 4 and the gap does not shrink at n_i = 16 "
                  f"({100 * rel[settings[1]]:.2f}%); the residual comes from Threshold-Clustering's start at the client's own "
                  f"gradient, weighted (1 - delta)^l after l steps, which depends on delta, not on n_i."),
-        figure=figspec.figure(figspec.panel("Final distance to the cluster optimum (paper's regression)", "setting (K, n_i)",
-                                            r"mean$_i\|x_i-x^*_{k(i)}\|$",
-                                            [figspec.observed(m, x, np.stack([res[s][m] for s in res], 1), rng=fig_rng)
-                                             for m in ("FC", "GT", "Local", "IFCA", "FedAvg")], xscale="linear")),
+        figure=figspec.figure(
+            figspec.panel("Final distance to the cluster optimum (paper's regression)", f"setting: {', '.join(f'{i} = {l}' for i, l in zip(x, labels))}",
+                          r"mean$_i\|x_i-x^*_{k(i)}\|$",
+                          [figspec.observed(m, x, np.stack([res[s][m] for s in res], 1), rng=fig_rng)
+                           for m in ("FC", "GT", "Local", "IFCA", "FedAvg")], xscale="linear"),
+            figspec.panel("FC's gap to ground truth, relative", f"setting: {', '.join(f'{i} = {l}' for i, l in zip(x, labels))}",
+                          "FC / GT - 1",
+                          [figspec.observed("relative gap (mean over replicates)", x, np.stack([res[s]["FC"] / res[s]["GT"] - 1 for s in res], 1),
+                                            rng=fig_rng),
+                           figspec.line("median per setting", x, [float(np.median(res[s]["FC"] / res[s]["GT"] - 1)) for s in res], "reference")],
+                          xscale="linear")),
         arrays={f"{m}_{K}_{n}": res[(K, n)][m] for K, n in settings for m in ("FC", "GT", "Local", "IFCA", "FedAvg")},
     )
 
