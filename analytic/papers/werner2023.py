@@ -19,10 +19,22 @@ PAPER = Paper(
     authors="Mariel Werner, Lie He, Michael Jordan, Martin Jaggi, Sai Praneeth Karimireddy",
     venue="Transactions on Machine Learning Research (TMLR)", year=2023, url="https://arxiv.org/abs/2306.08393",
     summary=("Clients form clusters with a shared optimum; Threshold-Clustering (Algorithm 3) estimates each cluster's "
-             "mean inside a ball of radius tau, Federated-Clustering (Algorithm 2) applies it to gradients, and "
-             "Momentum-Clustering to momenta. The toolkit rebuilds the toy failures of Myopic clustering, IFCA and CFL "
-             "(Examples 1-3), measures Threshold-Clustering's error against Theorem 3.1 and the lower bound of "
-             "Theorem 3.2 (whose eq. (95) has an algebra error), and tests the rates of the main theorems."),
+             "mean inside a ball of radius tau, Federated-Clustering (Algorithm 2) applies it to every client's gradients "
+             "evaluated at each model, and Momentum-Clustering (Algorithm 4) to momenta; the paper claims SGD's rate as if the "
+             "clusters were known, scaling with the cluster size n_i, robust to a fraction beta of Byzantine clients, under "
+             "Assumptions 4-5 (constants A^2, Delta^2, D^2). The toolkit rebuilds the toy failures of Myopic clustering, IFCA "
+             "and CFL (Examples 1-3), confirms Theorem 3.1's error and Theorem 3.2's lower bound (eq. (95) has an algebra "
+             "error: 1/9, not 1/4), and measures the constants exactly: Lemma 1's A = 2L/mu holds with room (exact A^2 at "
+             "most 4 against 400 at L/mu = 10) while its max-form of Delta is wrong (fails in a third of random pairs; the "
+             "proof gives the min-form). On the paper's own synthetic data A^2 is finite (about 200) but the exact "
+             "Delta^2 with D = 0 is 0: Fig. 2's positive Delta^2 holds only along the training trajectory, and each client's "
+             "Hessian is singular (mu = 0). Federated-Clustering's rates hold as measured: 1/T with full batches, a floor "
+             "sigma^2/(n_i |B|) with a fixed batch (slopes -0.99 and -1.01), at least T^(-1/2) with |B| = T (-0.95; -0.50 "
+             "against the edge-of-ball attacker, the beta rho Delta term), and it stays within 1.3x of its attack-free floor "
+             "under large and bit-flip attacks that blow FedAvg up by 10^8. Fig. 3's gap to ground truth does not shrink "
+             "from n_i = 4 to 16 (0.1% to 0.2-0.6% of GT's error). Momentum-Clustering cannot be judged: Assumption 9 fails "
+             "in the theorem's own regime (the momenta's cluster means collapse as clients converge) and the runs end with "
+             "assignment accuracy 0.25. Fig. 7's elbows move earlier, not later, as sigma grows, as Theorem 3.1 predicts."),
 )
 
 sigma, Delta, n, beta, delta, tau = sp.symbols("sigma Delta n beta delta tau", positive=True)
