@@ -24,6 +24,7 @@ Rules (DESIGN.md):
   monotone trend (Spearman's rho with a bootstrap CI).
 * **hidden constant** ("q <= C g" with C unspecified): C fitted once on calibration points, then
   held fixed on held-out points (the only way such a claim can fail).
+* **median**: a distribution-free (order-statistic) interval of a median, against a threshold.
 * **counterexample**: reproduced when the paper's failure predicate holds *and* the repaired
   algorithm succeeds on the same instance.
 * a run whose assumptions did not hold is ``inconclusive``, never ``holds``.
@@ -543,3 +544,21 @@ def held_out_constant_verdict(cal_lo, cal_hi, cal_bound, test_lo, test_hi, test_
         verdict = Verdict.INCONCLUSIVE  # the calibration could not pin a usable constant down
     return verdict, {"constant": C, "margin": margin, "side": side, "worst_test_ratio_to_constant": worst,
                      "calibration_points": int(cg.size), "held_out_points": int(tg.size)}
+
+
+def median_verdict(samples, threshold: float, side: Side = "upper", level: float = DEFAULT_LEVEL) -> tuple[Verdict, dict]:
+    """'median <= threshold' (side upper; lower: >=) from i.i.d. replicates, with the distribution-free interval
+    [x_(k), x_(n+1-k)] of the median (binomial order statistics, coverage >= ``level``, k as large as that
+    allows). A few outlying replicates move a mean's bootstrap interval but not this one; with too few
+    replicates for any such interval (n <= 5 at 95%) the verdict is inconclusive."""
+    x = np.sort(np.asarray(samples, dtype=float).ravel())
+    n = x.size
+    if n == 0 or np.any(np.isnan(x)):
+        return Verdict.INCONCLUSIVE, {"median": float("nan"), "ci": [-np.inf, np.inf], "k": 0, "n": int(n), "side": side}
+    alpha = 1.0 - level
+    ks = [k for k in range(1, n // 2 + 1) if 2.0 * stats.binom.cdf(k - 1, n, 0.5) <= alpha]
+    lo, hi = (x[ks[-1] - 1], x[n - ks[-1]]) if ks else (-np.inf, np.inf)
+    coverage = 1.0 - 2.0 * stats.binom.cdf(ks[-1] - 1, n, 0.5) if ks else 1.0
+    return interval_verdict(lo, hi, threshold, side), {"median": float(np.median(x)), "ci": [float(lo), float(hi)],
+                                                       "k": ks[-1] if ks else 0, "coverage": float(coverage), "n": int(n),
+                                                       "threshold": threshold, "side": side}

@@ -47,8 +47,9 @@ class ReplicateRadius:
 
 
 def make_radius(radius, R: int, N: int):
-    """A :class:`Radius`, a float (fixed tau) or a ``[R]`` tensor of per-replicate tau."""
-    if isinstance(radius, Radius):
+    """A :class:`Radius` (or any object with its ``value(dists)`` method), a float (fixed tau) or a
+    ``[R]`` tensor of per-replicate tau."""
+    if isinstance(radius, Radius) or hasattr(radius, "value"):
         return radius
     if isinstance(radius, torch.Tensor) and radius.dim() > 0:
         if radius.shape[0] != R or bool(torch.any(radius < 0)):
@@ -65,24 +66,34 @@ class FCStep:
     ball: torch.Tensor
 
 
-def fc_clustering_step(G: torch.Tensor, radius, steps: int) -> FCStep:
+def fc_clustering_step(G: torch.Tensor, radius, steps: int, *, own: torch.Tensor | None = None, attack=None) -> FCStep:
     """Threshold-Clustering of each client's row of the all-pairs gradients ``G [R, N, N, d]``.
 
     Client i clusters {G[r, i, j]}_j with K = 1 and init G[r, i, i]; ``radius`` as in
     :func:`make_radius`. Returns the centers and the last step's balls.
+
+    At scale, ``G`` may hold a block of B recipients and more senders, ``[R, B, N', d]`` (N' >= B: the
+    good clients, then any Byzantine ones); ``own [R, B, d]`` is then each recipient's own gradient,
+    the initialisation. ``attack(V, tau, step)`` adds points placed at every Threshold-Clustering step
+    (the edge-of-ball attack, verify.algorithms.threshold_clustering), seen by each recipient.
     """
     if steps < 1:
         raise InputError("steps", f"Threshold-Clustering needs M >= 1 steps, got {steps}")
     R, N, N2, d = G.shape
-    if N != N2:
+    if own is None and N != N2:
         raise InputError("G", f"expected all-pairs gradients [R, N, N, d], got {tuple(G.shape)}")
+    if own is not None and (own.shape != (R, N, d) or N2 < N):
+        raise InputError("own", f"expected the recipients' own gradients [{R}, {N}, {d}], got {tuple(own.shape)}")
     rad = make_radius(radius, R, N)
-    Z = G.reshape(R * N, N, d)
-    V0 = torch.diagonal(G, dim1=1, dim2=2).permute(0, 2, 1).reshape(R * N, 1, d)  # g_i(x_i)
-    V_prev, _ = threshold_clustering(Z, V0, rad, steps - 1)
+    Z = G.reshape(R * N, N2, d)
+    if own is None:
+        V0 = torch.diagonal(G, dim1=1, dim2=2).permute(0, 2, 1).reshape(R * N, 1, d)  # g_i(x_i)
+    else:
+        V0 = own.reshape(R * N, 1, d)
+    V_prev, _ = threshold_clustering(Z, V0, rad, steps - 1, attack=attack)
     ball, _ = ball_membership(Z, V_prev, rad)  # [R*N, 1, N]: the points averaged in the last step
-    V = threshold_step(Z, V_prev, rad)
-    return FCStep(V.reshape(R, N, d), ball.reshape(R, N, N))
+    V = threshold_step(Z, V_prev, rad, attack=attack, step=steps)
+    return FCStep(V.reshape(R, N, d), ball.reshape(R, N, N2))
 
 
 @dataclass
@@ -147,3 +158,150 @@ def ball_equals(ball: torch.Tensor, truth) -> torch.Tensor:
     """``ball [..., N, N]`` -> bool ``[..., N]``: client i's ball is exactly its true cluster."""
     t = torch.as_tensor(truth, device=ball.device)
     return (ball == (t[:, None] == t[None, :])).all(-1)
+
+
+# -- at scale ------------------------------------------------------------------------------------
+MAX_BLOCK_ELEMENTS = 2**25  # numbers in one block of all-pairs gradients [R, B, N, d] (256 MiB in float64)
+
+
+@dataclass(frozen=True)
+class ShrunkQuantileRadius:
+    """The reference code's radius (spec section 2.1): tau = shrink * sorted(dists)[int(N q)], recomputed
+    at every step (with the inclusive test it keeps the points strictly nearer than that distance, as
+    the code's strict test does, up to ties at exactly shrink * d_(k))."""
+
+    q: float = 0.25
+    shrink: float = 0.99
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.q < 1.0 or not 0.0 < self.shrink <= 1.0:
+            raise InputError("q, shrink", f"need 0 < q < 1 and 0 < shrink <= 1, got q={self.q}, shrink={self.shrink}")
+
+    def value(self, dists: torch.Tensor) -> torch.Tensor:
+        n = dists.shape[-1]
+        k = min(int(n * self.q), n - 1) + 1
+        return self.shrink * torch.kthvalue(dists, k, dim=-1).values
+
+
+@dataclass
+class FCRun:
+    """What an at-scale run keeps, per round t = 1..T (index t-1), replicate and good client:
+
+    grad_sq [T, R, N] ||grad f_i(x_{i,t-1})||^2 (exact gradient: Theorem 3.3's quantity);
+    dist_sq [T+1, R, N] ||x_{i,t} - x*_i||^2; ball_ok [T, R, N] client i's last-step ball among the good
+    clients is exactly its true cluster; x [R, N, d] the final models; communication: per round,
+    gradient evaluations, gradient messages and model messages (each per replicate)."""
+
+    grad_sq: torch.Tensor
+    dist_sq: torch.Tensor
+    ball_ok: torch.Tensor
+    x: torch.Tensor
+    communication: dict
+
+    def running_mean(self) -> torch.Tensor:
+        """(1/t) sum_{s <= t} ||grad f_i(x_{i,s-1})||^2 for every t: ``[T, R, N]``."""
+        t = torch.arange(1, self.grad_sq.shape[0] + 1, dtype=self.grad_sq.dtype, device=self.grad_sq.device)
+        return self.grad_sq.cumsum(0) / t[:, None, None]
+
+
+def _row_block(R: int, N: int, senders: int, d: int, row_block: int | None) -> int:
+    if row_block is not None:
+        if row_block < 1:
+            raise InputError("row_block", f"must be >= 1, got {row_block}")
+        return min(row_block, N)
+    return max(1, min(N, MAX_BLOCK_ELEMENTS // max(1, R * senders * d)))
+
+
+def _gradients_at_models(problem: ClientProblem, models: torch.Tensor, generator, batch_size) -> torch.Tensor:
+    """Every client's (batch) gradient at each model of ``models [R, B, d]``: ``[R, B, N, d]``. A problem
+    with ``gradients_at_models`` (one product per replicate, no copies of the models) is asked directly;
+    any other through its oracle on the expanded points."""
+    R, Bm, d = models.shape
+    if hasattr(problem, "gradients_at_models"):
+        G = problem.gradients_at_models(models)
+        return G + problem.noise(G.shape, generator, batch_size) if problem.stochastic else G
+    P = models[:, :, None, :].expand(R, Bm, problem.n_clients, d)
+    return problem.stochastic_grad(P, generator, batch_size) if problem.stochastic else problem.grad(P)
+
+
+def fc_round(problem: ClientProblem, x: torch.Tensor, radius, steps: int, *, batch_size=1,
+             generator: torch.Generator | None = None, byzantine=None, row_block: int | None = None):
+    """One round of Algorithm 2 for every client at once: the clustered updates v [R, N, d], the balls
+    among the good clients [R, N, N], and the number of gradient evaluations per replicate.
+
+    Recipients are processed in blocks of rows (bounded memory, ``row_block`` or automatic): block b
+    evaluates every client's (batch) gradient at the models of its B recipients, ``[R, B, N, d]``, in
+    one oracle call, then runs the B Threshold-Clusterings as one call. ``byzantine``
+    (verify.attacks.werner2023_attacks.Byzantine) adds its bad vectors to every recipient's points.
+    """
+    R, N, d = x.shape
+    bad = 0 if byzantine is None else byzantine.count
+    B = _row_block(R, N, N + bad, d, row_block)
+    vs, balls, evaluations = [], [], 0
+    for start in range(0, N, B):  # blocks of recipients: memory, not a loop over clients
+        rows = torch.arange(start, min(N, start + B), device=x.device)
+        G = _gradients_at_models(problem, x[:, rows], generator, batch_size)
+        evaluations += rows.numel() * N
+        own = G[:, torch.arange(rows.numel(), device=x.device), rows]  # g_i(x_i): the initialisation
+        attack = None
+        if bad:
+            if byzantine.per_step:
+                attack = byzantine.tc_attack(rows.numel())
+            else:
+                honest = G.reshape(R * rows.numel(), N, d)
+                G = torch.cat([G, byzantine.vectors(honest, generator).reshape(R, rows.numel(), bad, d)], 2)
+        out = fc_clustering_step(G, radius, steps, own=own, attack=attack)
+        vs.append(out.v), balls.append(out.ball[..., :N])
+    return torch.cat(vs, 1), torch.cat(balls, 1), evaluations
+
+
+def client_steps(eta, x0: torch.Tensor):
+    """A step size: a float, ``[R]`` (per replicate) or ``[R, N]`` (per replicate and client, e.g. 1/L of
+    each client's cluster), shaped to broadcast against ``x0 [R, N, d]``."""
+    if isinstance(eta, torch.Tensor) and eta.dim() == 2:
+        if eta.shape != x0.shape[:2]:
+            raise InputError("eta", f"per-client step sizes must have shape {tuple(x0.shape[:2])}, got {tuple(eta.shape)}")
+        return eta.to(x0)[..., None]
+    return per_replicate(eta, x0)
+
+
+def federated_clustering_run(
+    problem: ClientProblem,
+    x0: torch.Tensor,
+    eta,
+    T: int,
+    radius,
+    *,
+    steps: int = 10,
+    batch_size=1,
+    generator: torch.Generator | None = None,
+    byzantine=None,
+    row_block: int | None = None,
+) -> FCRun:
+    """Algorithm 2 at scale: T rounds from ``x0 [R, N, d]`` (the good clients), keeping per-round
+    summaries (:class:`FCRun`) instead of the full trace. Same arguments as :func:`federated_clustering`
+    (``radius`` and ``batch_size`` may be per-replicate ``[R]`` tensors, ``eta`` also ``[R, N]``); ``byzantine`` adds
+    bad clients; ``row_block`` bounds the recipients per block. The T rounds are the only loop."""
+    if x0.dim() != 3 or x0.shape[1] != problem.n_clients:
+        raise InputError("x0", f"expected [R, {problem.n_clients}, d], got {tuple(x0.shape)}")
+    if T < 1:
+        raise InputError("T", f"must be >= 1, got {T}")
+    if problem.stochastic and generator is None:
+        raise InputError("generator", "stochastic gradients need an explicit torch.Generator")
+    R, N, _ = x0.shape
+    step = client_steps(eta, x0)
+    truth = torch.as_tensor(problem.true_labels, device=x0.device)
+    same = truth[:, None] == truth[None, :]
+    opt = problem.optima()
+    x = x0.clone()
+    grad_sq, dist_sq, ball_ok = [], [((x - opt) ** 2).sum(-1)], []
+    evaluations = []
+    for _ in range(T):
+        grad_sq.append((problem.grad(x) ** 2).sum(-1))
+        v, ball, n_eval = fc_round(problem, x, radius, steps, batch_size=batch_size, generator=generator,
+                                   byzantine=byzantine, row_block=row_block)
+        x = x - step * v
+        dist_sq.append(((x - opt) ** 2).sum(-1)), ball_ok.append((ball == same).all(-1)), evaluations.append(n_eval)
+    cross = [e - N for e in evaluations]  # evaluations at another client's model: one model and one gradient message each
+    return FCRun(torch.stack(grad_sq), torch.stack(dist_sq), torch.stack(ball_ok), x,
+                 {"gradient_evaluations": evaluations, "gradient_messages": cross, "model_messages": cross})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import torch
 
@@ -76,6 +77,21 @@ class ClusteredRegression(ClientProblem):
         """L_j = lambda_max(H_j) per replicate and client ``[R, N]`` (Assumption 7 (21))."""
         return torch.linalg.eigvalsh(self.H)[..., -1]
 
+    def gradients_at_models(self, models: torch.Tensor) -> torch.Tensor:
+        """Every client's gradient at each of B models, ``models [R, B, d] -> [R, B, N, d]``: H_j m_b - b_j as one
+        matrix product per replicate (Federated-Clustering's all-pairs step without copies of the models)."""
+        R, Bm, d = models.shape
+        if R != self.replicates or d != self.dim:
+            raise InputError("models", f"expected [{self.replicates}, B, {self.dim}], got {tuple(models.shape)}")
+        G = torch.bmm(models, self._stacked_hessians).reshape(R, Bm, self.n_clients, d)  # m_b^T H_j = (H_j m_b)^T
+        return G.sub_(self.b[:, None])
+
+    @cached_property
+    def _stacked_hessians(self) -> torch.Tensor:
+        """H laid out as ``[R, d, N d]`` with [r, a, (j, c)] = H_j[a, c], computed once."""
+        R, N, d, _ = self.H.shape
+        return self.H.permute(0, 2, 1, 3).reshape(R, d, N * d)
+
 
 def planted_clustered_regression(
     generator: torch.Generator,
@@ -117,3 +133,85 @@ def planted_clustered_regression(
         bs.append(torch.einsum("rnmd,rnm->rnd", A, y) / m)
         cs.append((y**2).sum(-1) / (2 * m))
     return ClusteredRegression(torch.cat(Hs), torch.cat(bs), torch.cat(cs), W, tuple(int(v) for v in labels))
+
+
+def paper_synthetic_regression(
+    generator: torch.Generator,
+    R: int,
+    K: int = 4,
+    n_per_cluster: int = 75,
+    d: int = 10,
+    m: int = 9,
+    scale: float = 100.0,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str = "cpu",
+) -> ClusteredRegression:
+    """werner2023 section 4.1 (spec 5.1), with the reference code's unstated choices.
+
+    Cluster k in {0, ..., K-1} has the minimiser x*_k = scale * b_k, b_k uniform in {0, 1}^d; each of its
+    clients draws m samples a ~ N(k 1, I_d) (entries with mean k, variance 1) and y = <a, x*_k>, no
+    label noise; f_i(x) = ||A_i x - y_i||^2 / (2m). With m < d (the paper's d = 10 > m = 9) every H_i is
+    singular: the local problem is underdetermined (the paper says "overdetermined", spec 7 A14),
+    while the cluster average is not. x*_k may coincide for two clusters (probability 2^-d per pair).
+    """
+    for name, v in (("R", R), ("n_per_cluster", n_per_cluster), ("K", K), ("d", d), ("m", m)):
+        if int(v) < 1:
+            raise InputError(name, f"must be >= 1, got {v}")
+    if scale <= 0:
+        raise InputError("scale", f"must be > 0, got {scale}")
+    N = K * n_per_cluster
+    labels = torch.arange(K, device=device).repeat_interleave(n_per_cluster)
+    W = scale * torch.randint(0, 2, (R, K, d), generator=generator, device=device).to(dtype)
+    A = torch.randn(R, N, m, d, generator=generator, dtype=dtype, device=device) + labels.to(dtype)[None, :, None, None]
+    y = torch.einsum("rnmd,rnd->rnm", A, W[:, labels])
+    H = A.transpose(-1, -2) @ A / m
+    b = torch.einsum("rnmd,rnm->rnd", A, y) / m
+    c = (y**2).sum(-1) / (2 * m)
+    return ClusteredRegression(H, b, c, W, tuple(int(v) for v in labels), name="werner2023 synthetic linear regression")
+
+
+def regression_constants(problem: ClusteredRegression, D2: float, replicate: int = 0) -> list:
+    """L, mu, A^2 and Delta^2(D^2) of one replicate, exact (f_i = 1/2 (x - w_k)^T H_i (x - w_k) + const for
+    noise-free data; singular H_i allowed)."""
+    import numpy as np
+
+    from analytic.constants.clustering import quadratic_constants
+
+    H = problem.H[replicate].cpu().numpy()
+    x_star = problem.optima()[replicate].cpu().numpy()
+    resid = np.abs(np.einsum("nab,nb->na", H, x_star) - problem.b[replicate].cpu().numpy()).max()
+    if resid > 1e-9 * max(1.0, float(np.abs(problem.b[replicate].cpu().numpy()).max())):
+        raise InputError("problem", "the planted optima are not stationary points of every client (label noise?)")
+    return quadratic_constants(H, x_star, np.asarray(problem.true_labels), D2, require_definite=False)
+
+
+def _regression_arguments(p) -> None:
+    from verify.cli_args import int_type
+
+    p.add_argument("--K", type=int_type("--K", 2), default=4, help="clusters (default 4)")
+    p.add_argument("--n", type=int_type("--n", 1), default=75, help="clients per cluster (default 75)")
+    p.add_argument("--d", type=int_type("--d", 1), default=10, help="dimension (default 10)")
+    p.add_argument("--m", type=int_type("--m", 1), default=9, help="samples per client (default 9)")
+    p.add_argument("--D2", type=float, default=0.0, help="D^2 of Assumption 5 (default 0, as in the paper's Fig. 2)")
+    p.add_argument("--seed", type=int_type("--seed", 0), default=0, help="instance seed (default 0)")
+
+
+def _register_constants() -> None:
+    import math
+
+    from verify.cli_constants import constants_problem
+
+    @constants_problem("synthetic-regression", "werner2023 section 4.1's synthetic linear regression (K clusters of n "
+                       "clients, m samples in R^d with mean k, no noise): exact L, mu, A^2, Delta^2", _regression_arguments)
+    def synthetic_regression_constants(args) -> list:
+        if not (math.isfinite(args.D2) and args.D2 >= 0):
+            raise InputError("--D2", f"must be a finite number >= 0, got {args.D2}")
+        gen = torch.Generator().manual_seed(args.seed)
+        try:
+            prob = paper_synthetic_regression(gen, 1, args.K, args.n, args.d, args.m)
+        except InputError as exc:
+            raise InputError(f"--{exc.param.replace('_', '-')}", exc.message) from None
+        return regression_constants(prob, args.D2)
+
+
+_register_constants()

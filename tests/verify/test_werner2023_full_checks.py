@@ -1,0 +1,183 @@
+"""werner2023 c17-c29, c31: the contract of every check (planted wrong theory flips the verdict, same seed
+same numbers) with small grids, plus the acceptance numbers of the default runs (shared through run_quick)."""
+import numpy as np
+import pytest
+import sympy as sp
+
+from analytic.bounds import Bound
+from analytic.papers import werner2023 as W
+from verify.checks.werner2023_assumptions import c17_lemma1_a, c18_lemma1_separation, c19_fig2_constants
+from verify.checks.werner2023_experiments import c29_communication, c31_fig7_elbows
+from verify.checks.werner2023_momentum import (
+    c25_momentum_variance,
+    c26_batch_variance,
+    c27_momentum_rate,
+    c28_momentum_byzantine,
+)
+from verify.checks.werner2023_rates import (
+    c20_full_batch,
+    c21_fixed_batch_floor,
+    c22_growing_batch,
+    c23_gap_to_ground_truth,
+    c24_byzantine_robustness,
+)
+from verify.engine import Context
+from verify.fit import power_law
+from verify.testing import CheckContract, run_quick
+
+
+class TestC17(CheckContract):
+    check = c17_lemma1_a
+    planted = {"theory": W.LEMMA_1_A2.scaled(1e-3), "points": 200}
+    determinism_replicates = 2
+    determinism_overrides = {"kappas": (2.0,), "points": 200}
+
+
+class TestC18(CheckContract):
+    check = c18_lemma1_separation
+    # the erratum check: with the pairwise form the proof gives as the claim, nothing is violated
+    planted = {"claimed": W.LEMMA_1_PAIRWISE, "kappas": (2.0,), "points": 100}
+    planted_verdict = "holds"
+    determinism_replicates = 2
+    determinism_overrides = {"kappas": (2.0,), "points": 100}
+
+
+class TestC19(CheckContract):
+    check = c19_fig2_constants
+    planted = {"A2_claim": 1.0, "T": 8}
+    determinism_replicates = 2
+    determinism_overrides = {"T": 8}
+
+
+class TestC20(CheckContract):
+    check = c20_full_batch
+    planted = {"theory": power_law("T", -2.0, kind="tight"), "Ts": (5, 10, 20, 40)}
+    determinism_replicates = 2
+    determinism_overrides = {"Ts": (5, 10, 20)}
+
+
+class TestC21(CheckContract):
+    check = c21_fixed_batch_floor
+    planted = {"theory": Bound("planted sigma^2/(n^2 B)", W.sigma**2 / (W.n**2 * W.B), "tight"), "ns": (2, 4, 8),
+               "batches": (1, 4), "T": 2}
+    determinism_replicates = 2
+    determinism_overrides = {"ns": (2, 4), "batches": (1, 4), "T": 2}
+
+
+class TestC22(CheckContract):
+    check = c22_growing_batch
+    planted = {"theory": power_law("T", -2.0, kind="upper"), "Ts": (2, 4, 8, 16)}
+    determinism_replicates = 2
+    determinism_overrides = {"Ts": (2, 4, 8)}
+
+
+class TestC23(CheckContract):
+    check = c23_gap_to_ground_truth
+    # a claim loose enough to be true ("the gap grows by less than 1") must be found to hold
+    planted = {"margin": 1.0, "settings": ((4, 4), (4, 8), (8, 4)), "T": 10}
+    planted_verdict = "holds"
+    determinism_replicates = 2
+    determinism_overrides = {"settings": ((2, 2), (2, 4), (4, 2)), "T": 5}
+
+
+class TestC24(CheckContract):
+    check = c24_byzantine_robustness
+    planted = {"fedavg_factor": 1e12, "betas": (0.2,), "T": 6}
+    determinism_replicates = 2
+    determinism_overrides = {"betas": (0.1,), "T": 4}
+
+
+class TestC25(CheckContract):
+    check = c25_momentum_variance
+    planted = {"theory": Bound("planted alpha^2 sigma^2", W.alpha**2 * W.sigma**2, "upper"), "steps": 50}
+    determinism_replicates = 20
+    determinism_overrides = {"steps": 20}
+
+
+class TestC26(CheckContract):
+    check = c26_batch_variance
+    planted = {"theory": Bound("planted sigma^2/sqrt(B)", W.sigma**2 / sp.sqrt(W.B), "exact")}
+    determinism_replicates = 50
+
+
+class TestC27(CheckContract):
+    check = c27_momentum_rate
+    # Assumption 9 forced to count as held: the wrong exponent is then judged, and must fail
+    planted = {"separation_threshold": 0.0, "theory": power_law("T", -2.0, kind="upper"), "Ts": (4, 8, 16, 32)}
+    determinism_replicates = 2
+    determinism_overrides = {"Ts": (4, 8, 16)}
+
+
+class TestC28(CheckContract):
+    check = c28_momentum_byzantine
+    planted = {"separation_threshold": 0.0, "theory": power_law("T", -2.0, kind="upper"), "Ts": (4, 8, 16)}
+    determinism_replicates = 2
+    determinism_overrides = {"Ts": (4, 8)}
+
+
+class TestC29(CheckContract):
+    check = c29_communication
+    planted = {"fc_messages": Bound("planted N^2", W.N_sym**2, "exact"), "Ns": (4, 8), "T": 1}
+    determinism_overrides = {"Ns": (4,), "T": 1}
+
+
+class TestC31(CheckContract):
+    check = c31_fig7_elbows
+    planted = {"claimed": power_law("sigma", 0.0, kind="upper")}
+    planted_verdict = "holds"
+    determinism_replicates = 2
+    determinism_overrides = {"L": 10}
+
+
+# -- acceptance numbers of the default runs (spec 6.4-6.7) -----------------------------------------
+def test_c17_exact_a2_far_below_lemma1_and_sampling_below_exact():
+    r = run_quick("werner2023.c17")
+    assert np.all(np.asarray(r.observed["A2_exact_max"]) < np.asarray(r.predicted["A2_bound"]))
+    assert np.all(np.asarray(r.observed["sampled_over_exact_min"]) <= 1.0)
+
+
+def test_c18_one_d_counterexample_numbers():
+    r = run_quick("werner2023.c18")
+    lhs, rhs_max = np.asarray(r.observed["one_d_exact_min"]), np.asarray(r.observed["one_d_rhs_max_form"])
+    assert np.isclose(lhs.min(), 1.0) and np.isclose(rhs_max.max(), 50.0)
+    assert r.observed["random_pairs_max_form_fails"] > 0 and "Erratum confirmed" in r.finding
+
+
+def test_c19_exact_delta2_is_zero_on_the_papers_data():
+    r = run_quick("werner2023.c19")
+    assert max(r.observed["Delta2_exact_D2_0"]) == 0.0 and min(r.observed["Delta2_along_training"]) > 0
+    assert max(r.observed["A2_along_training"]) <= min(r.observed["A2_exact"])
+
+
+def test_c21_slopes_in_the_spec_window():
+    r = run_quick("werner2023.c21")
+    for key in ("slope_n_ci", "slope_B_ci"):
+        lo, hi = r.observed[key]
+        assert -1.15 <= lo and hi <= -0.85
+
+
+def test_c22_attack_slope_near_one_half():
+    r = run_quick("werner2023.c22")
+    assert -0.6 <= r.observed["slope_edge_of_ball"] <= -0.4 and r.observed["slope_beta0"] < -0.8
+
+
+def test_c27_reports_the_assignment_accuracy_when_assumption9_fails():
+    r = run_quick("werner2023.c27")
+    assert not r.assumptions[0].held and r.verdict.value == "inconclusive"
+    assert "assignment accuracy" in r.explanation and len(r.observed["assignment_accuracy_at_T"]) == 4
+
+
+def test_c27_would_judge_the_rate_if_assumption9_held():
+    """With the separation threshold at 0 the assumption counts as held and the measured slope is judged."""
+    r = c27_momentum_rate(Context(replicates=2), separation_threshold=0.0, Ts=(4, 8, 16))
+    assert r.verdict.value in ("holds", "violated", "inconclusive") and r.assumptions[0].held
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check_id", [f"werner2023.c{i}" for i in (17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31)])
+def test_verdict_stable_over_root_seeds(check_id):
+    from verify.registry import get
+
+    spec = get(check_id)
+    verdicts = {s: spec(Context(seed=s)).verdict for s in range(1, 6)}
+    assert all(v == spec.expected for v in verdicts.values()), verdicts
