@@ -270,6 +270,13 @@ def _source_path(name: str) -> Path | None:
     return Path(origin) if origin and origin.endswith(".py") else None
 
 
+@functools.lru_cache(maxsize=None)
+def _imports_of(name: str, path: Path, stamp: tuple[int, int]) -> frozenset[str]:
+    """The module names a source file may import (cached per file version: ``stamp`` is its mtime and size)."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    return frozenset(_imported_names(tree, name, path.name == "__init__.py"))
+
+
 def module_closure(module: str) -> dict[str, Path]:
     """The source files ``module`` can execute through imports, following imports into fedverify's
     own packages (``analytic``, ``verify``, ``counterexamples``) and the module's own top-level
@@ -285,10 +292,9 @@ def module_closure(module: str) -> dict[str, Path]:
         if path is None:
             continue
         seen[name] = path
-        parents = [".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1)]
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-        todo.extend(parents)
-        todo.extend(_imported_names(tree, name, path.name == "__init__.py"))
+        st = path.stat()
+        todo.extend(".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1))  # parent packages
+        todo.extend(_imports_of(name, path, (st.st_mtime_ns, st.st_size)))
     return dict(sorted(seen.items()))
 
 
