@@ -469,7 +469,7 @@ LDP_UTILITY = Bound(
 #: Corollary 4.1's DP term: with sigma^2 proportional to T it does not depend on T (proof in C.4).
 COR_4_1_DP_TERM = Bound(
     name="Corollary 4.1, DP term of the strongly convex bound",
-    expr=sp.simplify((L_sm / (mu_sc**2 * T)) * SIGMA_BAR2.subs({s_b2: 0, s_cor2: COR_4_1.expr, s_ind2: COR_4_1.expr})),
+    expr=sp.cancel((L_sm / (mu_sc**2 * T)) * SIGMA_BAR2.subs({s_b2: 0, s_cor2: COR_4_1.expr, s_ind2: COR_4_1.expr})),
     kind="lower",
     statement=("With Corollary 4.1's noise sigma_cor^2 = sigma_ind^2 proportional to T, the DP part L sigma_bar^2/(mu^2 T) "
                "of the strongly convex bound does not depend on T: at a fixed privacy budget, more iterations do not "
