@@ -61,12 +61,7 @@ def baseline(
     ``record_models`` keeps every round's per-client models."""
     if name not in BASELINES:
         raise InputError("baseline", f"expected one of {BASELINES}, got {name!r}")
-    if x0.dim() != 3 or x0.shape[1] != problem.n_clients:
-        raise InputError("x0", f"expected [R, {problem.n_clients}, d], got {tuple(x0.shape)}")
-    if T < 1:
-        raise InputError("T", f"must be >= 1, got {T}")
-    if problem.stochastic and generator is None:
-        raise InputError("generator", "stochastic gradients need an explicit torch.Generator")
+    problem.check_run(x0, T, generator)
     if byzantine is not None and byzantine.count and (name != "fedavg" or byzantine.per_step):
         raise InputError("byzantine", "only FedAvg's plain average takes Byzantine vectors (round-level attacks)")
     R, N, d = x0.shape

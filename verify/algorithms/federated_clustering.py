@@ -127,10 +127,7 @@ def federated_clustering(
     ``eta``: float or ``[R]``; ``radius``: :class:`Radius`, float tau, or ``[R]`` tensor of tau;
     ``steps``: M; ``batch_size``: |B| (int or ``[R]``), used when the problem is stochastic.
     """
-    if x0.dim() != 3 or x0.shape[1] != problem.n_clients:
-        raise InputError("x0", f"expected [R, {problem.n_clients}, d], got {tuple(x0.shape)}")
-    if T < 1:
-        raise InputError("T", f"must be >= 1, got {T}")
+    problem.check_run(x0, T, generator)
     step = per_replicate(eta, x0)
     x = x0.clone()
     xs, vs, balls, fs, own, pairs = [x.clone()], [], [], [], [], []
@@ -183,6 +180,12 @@ class ShrunkQuantileRadius:
         return self.shrink * torch.kthvalue(dists, k, dim=-1).values
 
 
+def running_mean(values: torch.Tensor) -> torch.Tensor:
+    """The average over rounds 1..t for every t, along the leading (round) axis: ``[T, ...] -> [T, ...]``."""
+    t = torch.arange(1, values.shape[0] + 1, dtype=values.dtype, device=values.device)
+    return values.cumsum(0) / t.reshape(-1, *([1] * (values.dim() - 1)))
+
+
 @dataclass
 class FCRun:
     """What an at-scale run keeps, per round t = 1..T (index t-1), replicate and good client:
@@ -200,8 +203,7 @@ class FCRun:
 
     def running_mean(self) -> torch.Tensor:
         """(1/t) sum_{s <= t} ||grad f_i(x_{i,s-1})||^2 for every t: ``[T, R, N]``."""
-        t = torch.arange(1, self.grad_sq.shape[0] + 1, dtype=self.grad_sq.dtype, device=self.grad_sq.device)
-        return self.grad_sq.cumsum(0) / t[:, None, None]
+        return running_mean(self.grad_sq)
 
 
 def _row_block(R: int, N: int, senders: int, d: int, row_block: int | None) -> int:
@@ -282,12 +284,7 @@ def federated_clustering_run(
     summaries (:class:`FCRun`) instead of the full trace. Same arguments as :func:`federated_clustering`
     (``radius`` and ``batch_size`` may be per-replicate ``[R]`` tensors, ``eta`` also ``[R, N]``); ``byzantine`` adds
     bad clients; ``row_block`` bounds the recipients per block. The T rounds are the only loop."""
-    if x0.dim() != 3 or x0.shape[1] != problem.n_clients:
-        raise InputError("x0", f"expected [R, {problem.n_clients}, d], got {tuple(x0.shape)}")
-    if T < 1:
-        raise InputError("T", f"must be >= 1, got {T}")
-    if problem.stochastic and generator is None:
-        raise InputError("generator", "stochastic gradients need an explicit torch.Generator")
+    problem.check_run(x0, T, generator)
     R, N, _ = x0.shape
     step = client_steps(eta, x0)
     truth = torch.as_tensor(problem.true_labels, device=x0.device)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import torch
 
-from analytic.errors import InputError, require
-from verify.algorithms.federated_clustering import make_radius
+from analytic.errors import require
+from verify.algorithms.federated_clustering import make_radius, running_mean
 from verify.algorithms.threshold_clustering import assign_nearest, distances, threshold_clustering
 from verify.problems.base import ClientProblem, per_replicate
 
@@ -91,8 +91,8 @@ class MomentumRun:
     communication: dict
 
     def running_mean(self) -> torch.Tensor:
-        t = torch.arange(1, self.grad_sq.shape[0] + 1, dtype=self.grad_sq.dtype, device=self.grad_sq.device)
-        return self.grad_sq.cumsum(0) / t[:, None, None]
+        """(1/t) sum_{s <= t} ||grad f_i(x_{i,s-1})||^2 for every t: ``[T, R, N]``."""
+        return running_mean(self.grad_sq)
 
 
 def momentum_clustering(
@@ -116,14 +116,10 @@ def momentum_clustering(
     momenta: round-level vectors join the points, the edge-of-ball attack sits at every center's edge
     at every step (b points per center, the threat model "from each cluster's perspective").
     """
-    if x0.dim() != 3 or x0.shape[1] != problem.n_clients:
-        raise InputError("x0", f"expected [R, {problem.n_clients}, d], got {tuple(x0.shape)}")
-    if T < 1 or steps < 1:
-        raise InputError("T, steps", f"must be >= 1, got T={T}, steps={steps}")
+    problem.check_run(x0, T, generator)
+    require(steps >= 1, "steps", f"must be >= 1, got {steps}")
     a = torch.as_tensor(alpha, dtype=torch.float64)
     require(bool(((a > 0) & (a <= 1)).all()), "alpha", f"momentum parameter must lie in (0, 1], got {alpha}")
-    if problem.stochastic and generator is None:
-        raise InputError("generator", "stochastic gradients need an explicit torch.Generator")
     R, N, d = x0.shape
     step = per_replicate(eta, x0)
     rad = make_radius(radius, R, 1)

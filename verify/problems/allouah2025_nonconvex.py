@@ -22,11 +22,11 @@ from dataclasses import dataclass
 import torch
 
 from analytic.errors import InputError, require
-from verify.problems.allouah2025_quadratic import sample_without_replacement
+from verify.problems.allouah2025_quadratic import PointsShape, sample_without_replacement
 
 
 @dataclass(frozen=True)
-class CauchyWorkers:
+class CauchyWorkers(PointsShape):
     """``points [R, h, m, d]``: m points per honest worker; Cauchy loss of scale ``s``."""
 
     points: torch.Tensor
@@ -37,22 +37,6 @@ class CauchyWorkers:
         if self.points.dim() != 4:
             raise InputError("points", f"expected [R, h, m, d], got shape {tuple(self.points.shape)}")
         require(self.s > 0, "s", f"the loss scale must be > 0, got {self.s}")
-
-    @property
-    def replicates(self) -> int:
-        return self.points.shape[0]
-
-    @property
-    def n_clients(self) -> int:
-        return self.points.shape[1]
-
-    @property
-    def samples_per_worker(self) -> int:
-        return self.points.shape[2]
-
-    @property
-    def dim(self) -> int:
-        return self.points.shape[3]
 
     @property
     def smoothness(self) -> float:

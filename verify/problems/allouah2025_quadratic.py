@@ -39,18 +39,11 @@ def sample_without_replacement(generator: torch.Generator, shape: tuple[int, ...
     return keys.argsort(-1)[..., :b]
 
 
-@dataclass(frozen=True)
-class WorkerPoints(ClientProblem):
-    """``points [R, h, m, d]``: m points per honest worker, loss 1/2 ||theta - x||^2."""
+class PointsShape:
+    """The sizes of honest workers' points ``points [R, h, m, d]``: replicates, workers, points each, dimension."""
 
     points: torch.Tensor
-    name: str = "honest workers' points, quadratic loss (allouah2025)"
 
-    def __post_init__(self) -> None:
-        if self.points.dim() != 4:
-            raise InputError("points", f"expected [R, h, m, d], got shape {tuple(self.points.shape)}")
-
-    # -- shape ------------------------------------------------------------------------------------
     @property
     def replicates(self) -> int:
         return self.points.shape[0]
@@ -67,6 +60,19 @@ class WorkerPoints(ClientProblem):
     def dim(self) -> int:
         return self.points.shape[3]
 
+
+@dataclass(frozen=True)
+class WorkerPoints(PointsShape, ClientProblem):
+    """``points [R, h, m, d]``: m points per honest worker, loss 1/2 ||theta - x||^2."""
+
+    points: torch.Tensor
+    name: str = "honest workers' points, quadratic loss (allouah2025)"
+
+    def __post_init__(self) -> None:
+        if self.points.dim() != 4:
+            raise InputError("points", f"expected [R, h, m, d], got shape {tuple(self.points.shape)}")
+
+    # -- shape ------------------------------------------------------------------------------------
     @property
     def true_labels(self) -> tuple[int, ...]:
         return (0,) * self.n_clients

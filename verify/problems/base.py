@@ -58,6 +58,16 @@ class ClientProblem(ABC):
     def n_clusters(self) -> int:
         return len(set(self.true_labels))
 
+    def check_run(self, x0: torch.Tensor, T: int, generator: torch.Generator | None = None) -> None:
+        """What every algorithm run on this problem needs: per-client models ``x0 [R, N, d]``, ``T >= 1``
+        rounds, and an explicit generator when the gradients are stochastic."""
+        if x0.dim() != 3 or x0.shape[1] != self.n_clients:
+            raise InputError("x0", f"expected [R, {self.n_clients}, d], got {tuple(x0.shape)}")
+        if T < 1:
+            raise InputError("T", f"must be >= 1, got {T}")
+        if self.stochastic and generator is None:
+            raise InputError("generator", "stochastic gradients need an explicit torch.Generator")
+
     def _check(self, X: torch.Tensor) -> None:
         if X.dim() < 2 or X.shape[-2] != self.n_clients or X.shape[-1] != self.dim:
             raise InputError("X", f"expected shape [..., {self.n_clients}, {self.dim}], got {tuple(X.shape)}")
