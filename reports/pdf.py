@@ -489,6 +489,24 @@ def _env_section(results: list[Result], results_dir: Path, built: str,
     return "\n\n".join(out)
 
 
+def _papers_table(results: list[Result]) -> str:
+    """One row per paper: title, number of checks, verdicts, how many as expected, wall time."""
+    order = ["holds", "violated", "inconclusive", "reproduced", "not_reproduced"]
+    rows = []
+    for key in sorted({r.paper for r in results}):
+        rs = [r for r in results if r.paper == key]
+        info = rs[0].paper_info or {}
+        counts = Counter(_verdict_str(r.verdict) for r in rs)
+        walls = [w for w in (_wall(r) for r in rs) if isinstance(w, (int, float)) and not isinstance(w, bool)]
+        rows.append([escape(key), escape(one_line(info.get("title", ""), 120)), escape(str(len(rs))),
+                     ", ".join(f"{counts[v]} {verdict_badge(v)}" for v in order if counts[v]),
+                     escape(f"{sum(r.as_expected for r in rs)} / {len(rs)}"),
+                     escape(fmt_duration(sum(walls)) if walls else "—")])
+    return table(["paper", "title", "checks", "verdicts", "as expected", "wall time"], rows,
+                 columns=["auto", "1.6fr", "auto", "1fr", "auto", "auto"],
+                 align=["left", "left", "right", "left", "right", "right"], size="8.5pt")
+
+
 def _front(results: list[Result], built: str, paper: str | None, results_dir: Path,
            unreadable: list[tuple[str, str]]) -> str:
     papers = sorted({r.paper for r in results})
@@ -506,6 +524,8 @@ def _front(results: list[Result], built: str, paper: str | None, results_dir: Pa
     ]
     if unreadable:
         out.append(f"#note[{escape(str(len(unreadable)))} result file(s) could not be read; see Environment.]")
+    if len(papers) > 1:
+        out.append(_papers_table(results))
     out.append(_front_table(results))
     return "\n\n".join(out)
 

@@ -270,3 +270,20 @@ def test_reproducible_with_source_date_epoch(tmp_path, draws, monkeypatch):
     a = build_report(d, tmp_path / "a.pdf").read_bytes()
     b = build_report(d, tmp_path / "b.pdf").read_bytes()
     assert a == b
+
+
+def test_paper_chapters_and_the_papers_table(tmp_path):
+    """Registered papers open their chapter with title, authors and summary, and the front page has a row
+    per paper; an unregistered paper keeps a plain heading."""
+    rs = synthetic_results()[:2]
+    info = {"key": "zed2024", "title": "A Registered Paper", "authors": "Z. Author", "venue": "V", "year": 2024,
+            "url": "", "summary": "What the toolkit checked."}
+    other = Result(id="zed2024.c01", paper="zed2024", title="one more", claim=Claim("c", source="Thm 1"), kind="bound",
+                   verdict="holds", expected="holds", explanation="e.", paper_info=info)
+    src = tmp_path / "r.typ"
+    build_report(_store(tmp_path, [*rs, other]), tmp_path / "r.pdf", typst_source=src)
+    plain = src.read_text().replace("\\", "")
+    assert "= A Registered Paper" in plain and "Z. Author" in plain and "What the toolkit checked." in plain
+    assert "= Checks: synth2099" in plain
+    front = plain[: plain.index("= A Registered Paper")]
+    assert "as expected" in front and "zed2024" in front and "synth2099" in front
