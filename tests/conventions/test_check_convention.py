@@ -33,8 +33,11 @@ def test_direct_call_equals_fedverify_run_bit_for_bit(tmp_path, capsys):
 
 
 def _check_modules() -> list[Path]:
-    return sorted({Path(inspect.getsourcefile(spec.func)) for spec in CHECKS.values()
-                   if Path(inspect.getsourcefile(spec.func)).is_relative_to(ROOT)})
+    """Every module that registers a check, and every module beside them (shared helpers of a paper's checks)."""
+    registering = {Path(inspect.getsourcefile(spec.func)) for spec in CHECKS.values()}
+    folders = {p.parent for p in registering if p.is_relative_to(ROOT)}
+    return sorted(p for f in folders for p in f.glob("*.py")
+                  if p.name != "__init__.py" and not p.name.startswith("cli_") and p.name not in ("demo.py", "figures.py"))
 
 
 FORBIDDEN = {"Verdict": "a check reads a verdict's .passed; it never names a Verdict member",
