@@ -42,15 +42,40 @@ def small_federation(seed=0, R=2, k=3, d=4, M=12, sigma=0.2):
 
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), s=st.integers(1, 6), gamma=st.floats(0.05, 0.95))
-def test_points_and_gram_backends_and_lemma1_agree(seed, s, gamma):
+def test_points_gram_and_kernel_backends_and_lemma1_agree(seed, s, gamma):
     fed = small_federation(seed)
     theta = fed.model.theta + 0.3 * torch.randn(fed.model.theta.shape, generator=gen(seed + 1), dtype=torch.float64)
     eta = fed.eta_for_gamma(gamma)
     a, za = Phase2Round(fed, eta, s=s, backend="points")(theta)
-    b, zb = Phase2Round(fed, eta, s=s, backend="gram")(theta)
-    assert torch.equal(za, zb)
-    assert torch.allclose(a, b, atol=1e-12)
+    for backend in ("gram", "kernel"):
+        b, zb = Phase2Round(fed, eta, s=s, backend=backend)(theta)
+        assert torch.equal(za, zb)
+        assert torch.allclose(a, b, atol=1e-12)
     assert torch.allclose(a, lemma1_update(fed, theta, za, eta, "fedavg", s), atol=1e-12)
+
+
+@pytest.mark.parametrize("labels", ["estimated", "oracle"])
+def test_kernel_backend_local_update_and_forced_labels_match_points(labels):
+    fed = small_federation(3, M=20)
+    theta = fed.model.theta + 0.3 * torch.randn(fed.model.theta.shape, generator=gen(4), dtype=torch.float64)
+    eta = fed.eta_for_gamma(0.2)
+    pts, ker = (Phase2Round(fed, eta, s=3, labels=labels, backend=b) for b in ("points", "kernel"))
+    v = torch.randn(fed.R, fed.M, fed.d, generator=gen(5), dtype=torch.float64)
+    assert torch.allclose(pts.local_update(v), ker.local_update(v), atol=1e-12)
+    assert torch.allclose(pts.losses(theta), ker.losses(theta), atol=1e-12)
+    z = torch.randint(0, fed.k, (fed.R, fed.M), generator=gen(6))
+    assert torch.allclose(pts(theta, z)[0], ker(theta, z)[0], atol=1e-12)
+    assert torch.equal(pts(theta)[1], ker(theta)[1])
+
+
+def test_point_pairs_are_the_client_kernels():
+    fed = small_federation(7)
+    p, q, K = fed.point_pairs
+    assert p.numel() == fed.pair_count == int((fed.sizes**2).sum())
+    assert bool((fed.seg[p] == fed.seg[q]).all())
+    first = int(fed.sizes[0])
+    X0 = fed.X[:, :first]
+    assert torch.allclose(K[:, :first * first].reshape(fed.R, first, first), X0 @ X0.transpose(1, 2), atol=1e-13)
 
 
 @settings(max_examples=20, deadline=None)

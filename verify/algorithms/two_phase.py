@@ -8,10 +8,17 @@ Phase 2 (listing "Phase 2", spec 2.4). Round t, for every client at once:
   v = (I + (eta/n_i) phi_i^T phi_i)^{-1} (theta_{j,t-1} + (eta/n_i) phi_i^T y_i);
 * line 9: theta_t = sum_i (n_i/N) theta_{i.,t}, so block j moves by sum_{i: z_{i,t} = j} (n_i/N)(v_i - theta_{j,t-1}).
 
-Clients are ragged: a round is segment sums over the flat points (``points`` backend, memory
-O(R P d)) or products with per-client sufficient statistics G_i = phi_i^T phi_i, b_i = phi_i^T y_i
-(``gram`` backend, O(R M d^2), cheaper when clients are large; FedProx always uses it). Both are the
-same arithmetic (tests compare them); neither loops over clients.
+Clients are ragged. Three backends compute the same round (tests compare them); none loops over clients:
+
+* ``points``: segment sums over the flat points, memory O(R P d);
+* ``gram``: products with per-client sufficient statistics G_i = phi_i^T phi_i, b_i = phi_i^T y_i,
+  O(R M d^2), cheaper when clients are large; FedProx always uses it;
+* ``kernel`` (FedAvg, clients small against d): the local steps stay in the span of phi_i^T, so
+  v = theta_j - phi_i^T a with a <- a + c_i (r_0 - K_i a), c_i = eta/n_i, r_0 = phi_i theta_j - y_i and
+  the client kernel K_i = phi_i phi_i^T; after s steps a = S_i r_0 with
+  S_i = c_i sum_{t<s} (I - c_i K_i)^t, built once (sum_i n_i^2 entries). phi is then read twice per
+  round, by two matrix products: the residuals of every block (which also give the labels) and the
+  block sums.
 
 Also here: the exact global recursion of Lemma 1 (eq. (11)), built from the explicit block
 matrices P_i (the reference the simulation is checked against), the P-weighted least squares fixed
@@ -31,7 +38,7 @@ from verify.problems.mixed_regression import MixedRegression, MixtureModel
 
 LOCAL_SOLVERS = ("fedavg", "fedprox")
 LABEL_RULES = ("estimated", "oracle")
-BACKENDS = ("auto", "points", "gram")
+BACKENDS = ("auto", "points", "gram", "kernel")
 _GRAM_BUDGET = 1 << 25  # largest R*M*d*d the auto backend stores as Gram matrices
 
 
@@ -77,11 +84,15 @@ class Phase2Round:
         n = fed.sizes.to(fed.X.dtype)
         self.c = self.eta[:, None] / n[None, :]  # eta / n_i  [R, M]
         self.weight = (n / fed.N)[None, :, None]  # n_i / N
-        if backend == "auto":  # per round, gram costs ~M d^2 (k + s) and points ~P d (k + 2 s) operations
+        if backend == "auto":  # per round: gram ~M d^2 (k + s), points ~P d (k + 2 s), kernel ~P d (k + 1) + s Q
             small = fed.R * fed.M * fed.d * fed.d <= _GRAM_BUDGET
-            backend = "gram" if local == "fedprox" or (small and 2 * fed.N >= fed.M * fed.d) else "points"
+            backend = ("gram" if local == "fedprox" else "kernel" if fed.pair_count <= fed.N * fed.d
+                       else "gram" if small and 2 * fed.N >= fed.M * fed.d else "points")
         require(backend == "gram" or local == "fedavg", "backend", "FedProx needs the gram backend")
         self.backend = backend
+        if backend == "kernel":
+            self.pair_p, self.pair_q, self.S = self._local_step_maps()
+            self.weight_point = -(n / fed.N)[fed.seg]  # block j moves by sum over its points of -(n_i/N) a_p x_p
         if backend == "points":  # buffers reused by every local step
             self._point_buf = torch.empty_like(fed.X)
             self._client_buf = torch.empty(fed.R, fed.M, fed.d, dtype=fed.X.dtype, device=fed.X.device)
@@ -94,8 +105,8 @@ class Phase2Round:
     def losses(self, theta: torch.Tensor) -> torch.Tensor:
         """||y_i - phi_i theta_j||^2 for every client and block, ``[R, M, k]``."""
         fed = self.fed
-        if self.backend == "points":
-            return fed.client_sum((fed.y[..., None] - fed.X @ theta.transpose(1, 2).contiguous()) ** 2)
+        if self.backend != "gram":
+            return fed.client_sum(self._residuals(theta) ** 2)
         R, M, d = fed.R, fed.M, fed.d
         Gt = (self.G.reshape(R, M * d, d) @ theta.transpose(1, 2)).reshape(R, M, d, -1)  # G_i theta_j
         quad = (Gt * theta.transpose(1, 2)[:, None]).sum(2)
@@ -110,6 +121,10 @@ class Phase2Round:
         fed, c = self.fed, self.c[..., None]
         if self.local == "fedprox":
             return torch.cholesky_solve((v + c * self.b)[..., None], self.chol)[..., 0]
+        if self.backend == "kernel":
+            v_point = torch.index_select(v, 1, fed.seg)
+            a = self._coefficients(torch.einsum("rpd,rpd->rp", fed.X, v_point) - fed.y)
+            return v - fed.client_sum(fed.X * a[..., None])
         v = v.clone()
         for _ in range(self.s):
             if self.backend == "points":  # in place on reused buffers: fresh large tensors cost page faults every step
@@ -123,11 +138,49 @@ class Phase2Round:
 
     def __call__(self, theta: torch.Tensor, z: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(theta_t, z_t) from theta_{t-1} ``[R, k, d]`` (labels ``z`` forced if given)."""
+        if self.backend == "kernel":
+            return self._kernel_round(theta, z)
         z = self.assign(theta) if z is None else z
         d = self.fed.d
         v0 = torch.gather(theta, 1, z[..., None].expand(*z.shape, d))
         delta = self.weight * (self.local_update(v0) - v0)
         return theta.scatter_add(1, z[..., None].expand(*z.shape, d), delta), z
+
+
+    def _residuals(self, theta: torch.Tensor) -> torch.Tensor:
+        """phi_p theta_j - y_p for every point and block, ``[R, P, k]``."""
+        return self.fed.X @ theta.transpose(1, 2).contiguous() - self.fed.y[..., None]
+
+    def _local_step_maps(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """S_i = c_i sum_{t<s} (I - c_i K_i)^t for every client, as entries over the point pairs (Horner's
+        rule on the clients of one size at a time)."""
+        fed = self.fed
+        p, q, K = fed.point_pairs
+        S = torch.empty_like(K)
+        for n, clients, slots in fed.size_groups:
+            c = self.c[:, clients, None, None]  # [R, M_n, 1, 1]
+            eye = torch.eye(n, dtype=K.dtype, device=K.device)
+            A = eye - c * K[:, slots.reshape(-1)].reshape(fed.R, -1, n, n)
+            acc = eye.expand_as(A)
+            for _ in range(self.s - 1):
+                acc = eye + A @ acc
+            S[:, slots.reshape(-1)] = (c * acc).reshape(fed.R, -1)
+        return p, q, S
+
+    def _coefficients(self, r0: torch.Tensor) -> torch.Tensor:
+        """a = S_i r_0 ``[R, P]`` from the residuals r_0 ``[R, P]`` (kernel backend)."""
+        return torch.zeros_like(r0).index_add_(1, self.pair_p, self.S * torch.index_select(r0, 1, self.pair_q))
+
+    def _kernel_round(self, theta: torch.Tensor, z: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        fed = self.fed
+        res = self._residuals(theta)
+        if z is None:
+            z = fed.z if self.label_rule == "oracle" else fed.client_sum(res**2).argmin(-1)
+        z_point = torch.index_select(z, 1, fed.seg)
+        a = self._coefficients(torch.gather(res, 2, z_point[..., None])[..., 0])
+        blocks = torch.zeros(fed.R, theta.shape[1], fed.N, dtype=theta.dtype, device=theta.device)
+        blocks.scatter_(1, z_point[:, None], (self.weight_point * a)[:, None])  # [R, k, P]
+        return theta + blocks @ fed.X, z
 
 
 def clustering_errors(fed: MixedRegression, z_hat: torch.Tensor, match: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

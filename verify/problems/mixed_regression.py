@@ -184,6 +184,41 @@ class MixedRegression:
             G[:, :, start:start + 8] = self.client_sum(cols[..., None] * self.X[:, :, None, :])
         return G, self.client_sum(self.X * self.y[..., None]), self.client_sum(self.y**2)
 
+    @property
+    def pair_count(self) -> int:
+        """Q = sum_i n_i^2, the number of entries of the client kernels phi_i phi_i^T."""
+        return int((self.sizes * self.sizes).sum())
+
+    @cached_property
+    def size_groups(self) -> list[tuple[int, torch.Tensor, torch.Tensor]]:
+        """The clients grouped by size: ``(n, clients [M_n], slots [M_n, n^2])``, where ``slots`` are the
+        positions of each client's kernel entries in ``point_pairs`` (row-major n x n blocks)."""
+        sq = self.sizes * self.sizes
+        pair_first = torch.cumsum(sq, 0) - sq
+        groups = []
+        for n in torch.unique(self.sizes).tolist():  # a loop over distinct sizes, run once per federation
+            clients = torch.nonzero(self.sizes == n)[:, 0]
+            slots = pair_first[clients, None] + torch.arange(n * n, device=clients.device)
+            groups.append((int(n), clients, slots))
+        return groups
+
+    @cached_property
+    def point_pairs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The client kernels K_i = phi_i phi_i^T as a list of entries: ``p, q [Q]`` run over every
+        ordered pair of points of one client (client by client, row-major), ``K [R, Q]`` = x_p . x_q."""
+        dev = self.seg.device
+        p = torch.empty(self.pair_count, dtype=torch.long, device=dev)
+        q = torch.empty_like(p)
+        K = torch.empty(self.R, self.pair_count, dtype=self.X.dtype, device=self.X.device)
+        first = torch.cumsum(self.sizes, 0) - self.sizes
+        for n, clients, slots in self.size_groups:
+            points = first[clients, None] + torch.arange(n, device=dev)  # [M_n, n]
+            p[slots] = points[:, :, None].expand(-1, n, n).reshape(-1, n * n)
+            q[slots] = points[:, None, :].expand(-1, n, n).reshape(-1, n * n)
+            Xg = self.X[:, points]  # [R, M_n, n, d]
+            K[:, slots.reshape(-1)] = (Xg @ Xg.transpose(-1, -2)).reshape(self.R, -1)
+        return p, q, K
+
     @cached_property
     def client_curvature(self) -> torch.Tensor:
         """||phi_i||_2^2 / n_i = lambda_max(G_i) / n_i, ``[R, M]`` (exact, from the Gram matrices)."""
