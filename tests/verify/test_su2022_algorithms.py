@@ -1,4 +1,4 @@
-"""su2022 algorithms: Phase 2's two backends and the closed forms agree; FOI is orthogonal iteration; the
+"""su2022 algorithms: Phase 2's three backends and the closed forms agree; FOI is orthogonal iteration; the
 permutation-invariant distance and the anchor grouping behave as defined; Phase 1 contracts with the sign rule."""
 import itertools
 
