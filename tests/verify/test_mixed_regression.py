@@ -58,6 +58,15 @@ def test_gram_statistics_and_curvature_match_their_definitions():
     assert torch.allclose(fed.gamma(fed.eta_for_gamma(0.3)), torch.full((2,), 0.3, dtype=torch.float64))
 
 
+@pytest.mark.parametrize("sizes", [[3, 1, 5, 2], [30, 1, 45, 8]])
+def test_curvature_is_the_spectral_norm_whether_from_kernels_or_gram(sizes):
+    """Small clients (sum n_i^2 < M d^2) take the kernels, large ones the Gram matrices; both give ||phi_i||_2^2/n_i."""
+    fed = planted_model(2, 2, 4, gen()).federation(torch.tensor(sizes), gen(3))
+    assert (fed.pair_count < fed.M * fed.d**2) == (max(sizes) < 10)
+    expected = torch.stack([torch.linalg.matrix_norm(fed.X[:, fed.seg == i], ord=2) ** 2 / n for i, n in enumerate(sizes)], 1)
+    assert torch.allclose(fed.client_curvature, expected, rtol=1e-12)
+
+
 def test_second_moment_is_sigma_j_and_noise_variance_is_sigma_squared():
     mod = planted_model(1, 2, 3, gen(), sigma=0.5, covariance="heterogeneous", alpha=0.5, beta=1.5)
     z = torch.zeros(1, 1, dtype=torch.long)

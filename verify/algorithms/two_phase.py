@@ -146,7 +146,6 @@ class Phase2Round:
         delta = self.weight * (self.local_update(v0) - v0)
         return theta.scatter_add(1, z[..., None].expand(*z.shape, d), delta), z
 
-
     def _residuals(self, theta: torch.Tensor) -> torch.Tensor:
         """phi_p theta_j - y_p for every point and block, ``[R, P, k]``."""
         return self.fed.X @ theta.transpose(1, 2).contiguous() - self.fed.y[..., None]

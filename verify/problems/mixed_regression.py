@@ -221,8 +221,18 @@ class MixedRegression:
 
     @cached_property
     def client_curvature(self) -> torch.Tensor:
-        """||phi_i||_2^2 / n_i = lambda_max(G_i) / n_i, ``[R, M]`` (exact, from the Gram matrices)."""
-        return torch.linalg.eigvalsh(self.gram[0])[..., -1] / self.sizes.to(self.X.dtype)
+        """||phi_i||_2^2 / n_i = lambda_max(G_i) / n_i, ``[R, M]`` (exact). G_i = phi_i^T phi_i and the client
+        kernel K_i = phi_i phi_i^T share their nonzero eigenvalues, so the smaller of the two is decomposed:
+        the Gram matrices ``[R, M, d, d]`` when clients are large, the kernels (sum_i n_i^2 entries) when
+        they are small against d (many small clients would otherwise cost R M d^2 memory)."""
+        n = self.sizes.to(self.X.dtype)
+        if self.pair_count >= self.M * self.d * self.d:
+            return torch.linalg.eigvalsh(self.gram[0])[..., -1] / n
+        _, _, K = self.point_pairs
+        top = torch.empty(self.R, self.M, dtype=self.X.dtype, device=self.X.device)
+        for size, clients, slots in self.size_groups:
+            top[:, clients] = torch.linalg.eigvalsh(K[:, slots.reshape(-1)].reshape(self.R, -1, size, size))[..., -1]
+        return top / n
 
     def gamma(self, eta) -> torch.Tensor:
         """gamma = eta max_i ||phi_i||_2^2 / n_i per replicate (Theorem 2)."""
