@@ -6,7 +6,8 @@ compiles it with the ``typst`` package and moves the PDF atomically to ``out``.
 
 Layout: a front page (title, date, how to read the report, a table of every check), one
 section per check (claim and source, formula, figure, fit, assumptions, observed and
-predicted numbers, verdict and explanation, finding), a section "Errata and findings", and
+predicted numbers, verdict and explanation, finding), with an errata ledger (one page per
+paper: the confirmed errata with their five fields, then the remarks) after the front table, and
 the environment the results were produced in.
 
 Nothing from a Result reaches the typst source unescaped (:func:`reports.typst_markup.escape`);
@@ -39,7 +40,7 @@ from reports.typst_markup import (
     table,
     verdict_badge,
 )
-from verify.result import Result, check_sort_key
+from verify.result import ERRATUM_FIELDS, Result, check_sort_key
 from verify.store import ResultStore, atomic_write
 
 __all__ = ["build_report", "render_document"]
@@ -387,7 +388,21 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
     expl = escape(r.explanation) if r.explanation else "#note[no explanation recorded]"
     out.append(f"{verdict_badge(r.verdict)} #h(0.4em) {expl}")
     if r.finding:
-        out.append(f"#v(0.4em)\n#finding[*Finding.* {escape(r.finding)}]")
+        out.append("#v(0.4em)\n#finding[" + _finding_markup(r.finding) + "]")
+    return "\n\n".join(out)
+
+
+_FINDING_LABEL = {"erratum": "Erratum", "remark": "Remark (not an erratum)",
+                  "discrepancy": "Discrepancy (measurement only, not a confirmed erratum)"}
+
+
+def _finding_markup(f) -> str:
+    """A finding: its kind, summary and, where present, the five fields a reviewer signs."""
+    out = [f"*{_FINDING_LABEL.get(f.kind, f.kind)}.* {escape(f.summary)}"]
+    for name in ERRATUM_FIELDS:
+        value = getattr(f, name)
+        if value and not (f.kind == "remark" and name == "reproduce"):
+            out.append(f"#text(size: 9pt)[_{escape(name.replace('_', ' '))}:_ {escape(value)}]")
     return "\n\n".join(out)
 
 
@@ -421,27 +436,31 @@ def _front_table(results: list[Result]) -> str:
                  align=["left", "left", "left", "left", "left", "center", "right"], size="8.5pt")
 
 
-def _errata_section(results: list[Result]) -> str:
-    out = ["= Errata and findings"]
-    items = [(i, r) for i, r in enumerate(results) if r.finding or r.kind == "erratum"]
-    if not items:
-        out.append("#note[No result in this report carries a finding or checks an erratum.]")
-        return "\n\n".join(out)
-    out.append(
-        "Results that confirm an error in a paper (kind _erratum_) or that recorded a finding. "
-        "For an erratum, _violated_ as expected means the toolkit confirmed the error."
-    )
-    for i, r in items:
-        text = r.finding or r.explanation
-        body = escape(text) if text else "#note[no finding text recorded]"
-        out.append(
-            f"#block(breakable: false, below: 1.1em)[#link(<{_label(i)}>)[#strong[{escape(one_line(r.id, 40))}]] — "
-            f"{escape(one_line(r.title, 200))}\n\n"
-            f"#v(-0.4em)#text(size: 9pt)[{escape(one_line(r.kind, 16))} #h(0.4em) {verdict_badge(r.verdict)} "
-            f"#h(0.4em) expected {escape(_verdict_str(r.expected))} {check_mark(r.as_expected)}]\n\n"
-            f"#v(-0.4em){body}]"
-        )
-    return "\n\n".join(out)
+def _ledger(results: list[Result]) -> str:
+    """The errata ledger: one page per paper, before the chapters. First each confirmed erratum
+    (verdict violated, finding of kind erratum) with its five fields, then every discrepancy and
+    remark, each labelled as such."""
+    pages = []
+    for key in sorted({r.paper for r in results}):
+        rs = [(i, r) for i, r in enumerate(results) if r.paper == key]
+        errata = [(i, r) for i, r in rs if r.finding.kind == "erratum" and r.verdict.value == "violated"]
+        others = [(i, r) for i, r in rs if r.finding and (i, r) not in errata]
+        title = (rs[0][1].paper_info or {}).get("title") or key
+        out = [f"= Errata ledger: {escape(one_line(title, 120))}", f"#note[key {escape(key)}]"]
+        if not errata and not others:
+            out.append("#note[No check of this paper confirmed an erratum or recorded a remark.]")
+        if errata:
+            out.append(f"#part[Errata confirmed ({len(errata)})]")
+        for i, r in errata:
+            out.append(f"#block(breakable: true, below: 1em)[#link(<{_label(i)}>)[#strong[{escape(r.id)}]] — "
+                       f"{escape(one_line(r.title, 200))}\n\n" + _finding_markup(r.finding) + "]")
+        if others:
+            out.append(f"#part[Remarks and discrepancies: not errata ({len(others)})]")
+        for i, r in others:
+            out.append(f"#block(breakable: true, below: 0.8em)[#link(<{_label(i)}>)[#strong[{escape(r.id)}]] "
+                       f"{verdict_badge(r.verdict)} — " + _finding_markup(r.finding) + "]")
+        pages.append("\n\n".join(out))
+    return "\n\n#pagebreak(weak: true)\n\n".join(pages)
 
 
 _ENV_ORDER = ["python", "platform", "numpy", "scipy", "sympy", "torch", "device", "dtype",
@@ -527,6 +546,7 @@ def _front(results: list[Result], built: str, paper: str | None, results_dir: Pa
     if len(papers) > 1:
         out.append(_papers_table(results))
     out.append(_front_table(results))
+    out.append("#pagebreak(weak: true)\n\n" + _ledger(results))
     return "\n\n".join(out)
 
 
@@ -636,11 +656,10 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
                 current = r.paper
                 sec = _paper_intro(r) + sec
             checks.append(sec)
-        errata = _errata_section(results)
         env = _env_section(results, results_dir, built, unreadable)
         header_right = escape(built)
 
-        sections = [front, *checks, errata, env]
+        sections = [front, *checks, env]
         source = render_document(sections, header_right)
         try:
             pdf = _compile(source, build, timestamp=ts)

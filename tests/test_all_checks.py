@@ -19,6 +19,17 @@ def test_check_reaches_expected_verdict(check_id):
     assert res.env["dtype"] == "float64"
     assert res.paper_info.get("title"), f"{check_id}: its paper is not registered (register_paper)"
     res.to_json()  # serialisable
+    assert_finding_complete(res)
+
+
+def assert_finding_complete(res):
+    """A violated Result carries the five fields a reviewer signs; a check that expects violated
+    claims an erratum, so its finding is of kind erratum (a measurement plus a second argument)."""
+    if res.verdict.value == "violated":
+        assert not res.finding.missing(), f"{res.id}: violated without {res.finding.missing()}"
+    if res.expected.value == "violated":
+        assert res.finding.kind == "erratum", f"{res.id}: expects violated but its finding is a {res.finding.kind}"
+        assert res.finding.paper_says and res.finding.second_argument != res.finding.witness
 
 
 @pytest.mark.slow

@@ -189,6 +189,7 @@ def _fmt(v) -> str:
 
 def cmd_show(args) -> int:
     from verify.registry import get
+    from verify.result import ERRATUM_FIELDS
     from verify.store import ResultStore
 
     get(args.id)  # unknown ids are bad input
@@ -215,7 +216,11 @@ def cmd_show(args) -> int:
             print(f"    [{'held' if a.held else 'NOT held'}] {a.name}{val} {a.detail}")
     print(f"  explanation: {r.explanation}")
     if r.finding:
-        print(f"  finding: {r.finding}")
+        print(f"  finding ({r.finding.kind}): {r.finding.summary}")
+        for name in ERRATUM_FIELDS:
+            value = getattr(r.finding, name)
+            if value:
+                print(f"    {name.replace('_', ' ')}: {value}")
     print(f"  env: {_fmt({k: r.env.get(k) for k in ('device', 'dtype', 'fidelity', 'seed', 'wall_time_s', 'torch')})}")
     return 0
 

@@ -43,7 +43,7 @@ from analytic.papers import Paper
 from verify.engine import Context, environment, library_versions
 from verify.fit import apply_minimum_replicates
 from verify.named import import_submodules
-from verify.result import KINDS, Claim, Result, Verdict, check_sort_key
+from verify.result import KINDS, Claim, Finding, Result, Verdict, check_sort_key
 
 ID_PATTERN = re.compile(r"^[a-z]+\d{4}[a-z]?\.[cx]\d{2,3}$")
 ENTRY_POINT_GROUP = "fedverify.checks"
@@ -83,6 +83,7 @@ class CheckSpec:
             res.verdict = apply_minimum_replicates(res.verdict, used, needed)
             res.explanation += (f" [Run with {used} replicates, fewer than the {needed} this check needs: "
                                 "the verdict is reported as inconclusive.]")
+        res.finding = complete_finding(res, c, overrides)
         return res
 
     def run(self, ctx: Context | None = None, **overrides) -> Result:
@@ -100,6 +101,43 @@ class CheckSpec:
         return {"fidelity": ctx.fidelity, "replicates": ctx.replicates, "seed": ctx.seed,
                 "device": ctx.torch_device.type, "dtype": str(ctx.dtype).replace("torch.", ""),
                 "code": self.code_hash, "libraries": library_versions()}
+
+
+def reproduce_command(check_id: str, ctx: Context, overrides: dict | None = None) -> str:
+    """The one command that reproduces a Result (keyword overrides have no flag: say how to pass them)."""
+    cmd = f"fedverify run {check_id} --seed {ctx.seed} --fidelity {ctx.fidelity}"
+    if ctx.replicates is not None:
+        cmd += f" --replicates {ctx.replicates}"
+    if overrides:
+        args = ", ".join(f"{k}={_short_repr(v, 60)}" for k, v in sorted(overrides.items()))
+        cmd += f"  (in Python, with the keyword overrides: {check_id.split('.')[0]} check called as check(ctx, {args}))"
+    return cmd
+
+
+def complete_finding(res: Result, ctx: Context, overrides: dict | None = None) -> Finding:
+    """Fill in what a finding needs and the check cannot know, in one place:
+
+    * every finding gets the ``reproduce`` command of this run when the check gave none;
+    * a ``violated`` verdict that carries no erratum becomes a ``discrepancy``: the statement
+      checked, the evidence, and the plain words that no second argument supports it. An erratum
+      is claimed only by a check that supplies its independent argument (the five fields).
+    """
+    f = Finding.coerce(res.finding)
+    if res.verdict == Verdict.VIOLATED and f.kind != "erratum":
+        source = f" ({res.claim.source})" if res.claim.source else ""
+        f = Finding(
+            summary=f.summary or f"The run contradicts the statement checked{source}.",
+            kind="discrepancy",
+            paper_says=f.paper_says or f"{res.claim.text}{source}",
+            correction=f.correction or "not established: only the measurement below contradicts the statement",
+            witness=f.witness or (res.explanation or "see the observed numbers"),
+            second_argument=f.second_argument or "none recorded: a measurement alone is a discrepancy, "
+                                                 "not a confirmed erratum",
+            reproduce=f.reproduce,
+        )
+    if f and not f.reproduce:
+        f.reproduce = reproduce_command(res.id, ctx, overrides)
+    return f
 
 
 def _short_repr(v, limit: int = 120) -> str:

@@ -67,6 +67,80 @@ class Assumption:
     detail: str = ""
 
 
+#: What a Finding can be. ``erratum``: the paper's printed statement is wrong, confirmed by a
+#: measurement *and* an independent argument (all of :data:`ERRATUM_FIELDS` filled). ``remark``: a
+#: fact worth a reader's attention that is not an error of the paper (a vacuous bound, a condition
+#: the experiments leave, a literal reading that fails). ``discrepancy``: a violated verdict that
+#: rests on the measurement alone (a planted theory, an unconfirmed failure); filled in by the
+#: registry when a check reports ``violated`` without an erratum.
+FINDING_KINDS = ("erratum", "remark", "discrepancy")
+#: The fields an erratum must carry (issue: "findings a reviewer can sign").
+ERRATUM_FIELDS = ("paper_says", "correction", "witness", "second_argument", "reproduce")
+
+
+@dataclass
+class Finding:
+    """What a check found beyond its verdict.
+
+    * ``summary``: one or two sentences a reader of the paper can act on;
+    * ``paper_says``: the printed statement, quoted, with the paper's own theorem/equation/line;
+    * ``correction``: what is true instead;
+    * ``witness``: the smallest instance or the exact numbers that show it;
+    * ``second_argument``: the independent derivation (closed form, exact arithmetic, certificate)
+      that supports the measurement, so that no erratum rests on one numerical run;
+    * ``reproduce``: one command that reproduces it (filled in by the registry when empty).
+
+    ``str(finding)`` is the summary; ``"text" in finding`` searches every field.
+    """
+
+    summary: str = ""
+    kind: str = "remark"
+    paper_says: str = ""
+    correction: str = ""
+    witness: str = ""
+    second_argument: str = ""
+    reproduce: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in FINDING_KINDS:
+            raise ValueError(f"finding kind: expected one of {FINDING_KINDS}, got {self.kind!r}")
+
+    def __bool__(self) -> bool:
+        return bool(self.summary or self.paper_says)
+
+    def __str__(self) -> str:
+        return self.summary
+
+    def __contains__(self, text: str) -> bool:
+        return any(text in getattr(self, f) for f in ("summary", *ERRATUM_FIELDS))
+
+    def missing(self) -> list[str]:
+        """The erratum fields still empty (all of them matter only for ``kind == "erratum"``)."""
+        return [f for f in ERRATUM_FIELDS if not str(getattr(self, f)).strip()]
+
+    @classmethod
+    def coerce(cls, value: "Finding | str | dict | None") -> "Finding":
+        """A Finding from what a check or a stored Result holds: a Finding, a dict, or plain text
+        (a remark, the form every finding had before errata carried fields)."""
+        if isinstance(value, Finding):
+            return value
+        if isinstance(value, dict):
+            return cls(**value)
+        return cls(summary=str(value or ""))
+
+
+def erratum(summary: str, *, paper_says: str, correction: str, witness: str, second_argument: str,
+            reproduce: str = "") -> Finding:
+    """An erratum with every field a reviewer needs (``reproduce`` is filled in by the registry)."""
+    return Finding(summary=summary, kind="erratum", paper_says=paper_says, correction=correction,
+                   witness=witness, second_argument=second_argument, reproduce=reproduce)
+
+
+def remark(summary: str) -> Finding:
+    """A fact worth reporting that is not an error of the paper."""
+    return Finding(summary=summary, kind="remark")
+
+
 @dataclass
 class Result:
     id: str
@@ -83,7 +157,7 @@ class Result:
     assumptions: list[Assumption] = field(default_factory=list)
     env: dict = field(default_factory=dict)
     figure: dict = field(default_factory=dict)  # plot spec read by reports.figures (see there)
-    finding: str = ""  # an erratum or discrepancy the run confirmed, in one or two sentences
+    finding: Finding = field(default_factory=Finding)  # an erratum, remark or discrepancy (plain text is a remark)
     paper_info: dict = field(default_factory=dict)  # title, authors, venue, year, url, summary (registry)
     arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
@@ -92,6 +166,7 @@ class Result:
             raise ValueError(f"kind: expected one of {KINDS}, got {self.kind!r}")
         self.verdict = Verdict(self.verdict)
         self.expected = Verdict(self.expected)
+        self.finding = Finding.coerce(self.finding)
 
     @property
     def as_expected(self) -> bool:
