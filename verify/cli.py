@@ -41,7 +41,11 @@ def command_modules() -> dict:
 
 
 def build_parser(plugins: dict | None = None) -> argparse.ArgumentParser:
+    from verify.provenance import version_line
+
     p = OneLineParser(prog=PROG, description="Check federated-learning theory against experiment.")
+    p.add_argument("--version", action="version", version=version_line(),
+                   help="print fedverify's version and the commit it runs from")
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                    help="import a module of checks that is not an installed plugin (repeatable; may stand "
                         "anywhere on the line); FEDVERIFY_CHECKS=mod1,mod2 does the same")

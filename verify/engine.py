@@ -148,12 +148,17 @@ def library_versions() -> dict:
 
 
 def environment(ctx: Context) -> dict:
-    """Versions and settings that go into every Result's ``env`` field."""
+    """Versions and settings that go into every Result's ``env`` field (with the provenance of
+    :mod:`verify.provenance`: fedverify's version and commit, the solvers and plotting libraries,
+    the CPU and the command line)."""
     import platform
+
+    from verify.provenance import provenance
 
     dev = ctx.torch_device
     return {
         **library_versions(),
+        **provenance(),
         "platform": platform.platform(),
         "device": str(dev) + (f" ({torch.cuda.get_device_name(dev)})" if dev.type == "cuda" else ""),
         "dtype": str(ctx.dtype).replace("torch.", ""),

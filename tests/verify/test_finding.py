@@ -62,3 +62,16 @@ def test_a_planted_wrong_theory_reports_a_discrepancy_not_an_erratum():
     assert res.verdict.value == "violated"
     assert res.finding.kind == "discrepancy" and not res.finding.missing()
     assert "theory=" in res.finding.reproduce
+
+
+def test_env_records_provenance_and_version_flag(capsys):
+    from verify.cli import main
+    from verify.engine import environment
+
+    env = environment(Context())
+    for key in ("fedverify", "fedverify_commit", "pepit", "cvxpy", "clarabel", "scs", "matplotlib", "typst",
+                "cpu", "command", "torch_threads"):
+        assert key in env, key
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("fedverify ")
