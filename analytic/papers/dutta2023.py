@@ -41,10 +41,12 @@ PAPER = Paper(
         "shrink with the step size, so Remark 1's O(1/k) stalls at a floor under the CE-evasion attack (a mini-batch "
         "removes it, as Remark 1 says); without 2f-redundancy (label noise) CE stalls even with exact gradients. The "
         "paper's 'non-convex' problem (11) is convex, its problem (12) is neither smooth nor PL, its simulations use "
-        "f = 5, 8, 10 where condition (9) allows at most 4, and the proof's step size mu^2/(72 L^3 T) does not give "
-        "the claimed contraction (mu^2/(158 L^3 T) does once eq. (21) is fixed). Outside (9) CE still converges "
-        "exactly, and whether it beats CWTM and multi-Krum (Fig. 1) depends on the attack, which the paper does not "
-        "name."),
+        "f = 8 and 10 of N = 50, which condition (9) excludes on any data (mu_PL <= L/2 for problem (11), so f <= 7), and "
+        "the proof's step size mu^2/(72 L^3 T) does not give the claimed contraction (mu^2/(158 L^3 T) does once eq. (21) "
+        "is fixed). Outside (9) CE still converges exactly. Whether CE beats CWTM and multi-Krum (Fig. 1) cannot be "
+        "decided without the attack, which the paper does not name: with paired noise CE is ahead of both under an "
+        "ALIE-style attack, CWTM ends below CE under the CE-evasion and sign-flip attacks, and CE and multi-Krum tie "
+        "exactly when every filter removes the attack."),
 )
 
 k, e0, alpha, mu, L, T, sigma, f, H, N, m = sp.symbols("k e0 alpha mu L T sigma f H N m", positive=True)

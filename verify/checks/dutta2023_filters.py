@@ -87,8 +87,10 @@ def c16_outside_hypotheses(ctx: Context, *, aggregator: str = "ce", fs=(2, 5, 8,
     worst = max(rows, key=lambda r: r["final_over_e0"])
     return result_for(
         ctx,
-        Claim("Remark 1: with exact gradients x_k converges exactly to x* exponentially; the paper's simulations use "
-              "f in {2, 5, 8, 10} with N = 50, outside condition (9). Claim tested: CE still converges exactly there.",
+        Claim("Remark 1 (line 119): 'if we can have access to the exact values of the gradients, then x_k converges exactly "
+              "to x* exponentially'. The paper's simulations use f in {2, 5, 8, 10} with N = 50; f = 8, 10 lie outside "
+              "condition (9) on any data (dutta2023.c09), and on this instance every f above the cap reported. Claim "
+              "tested: CE still converges exactly there.",
               r"\sigma=0:\ e_K\le 10^{-20}e_0\quad(f\in\{2,5,8,10\},\ N=50)",
               "dutta2023, Remark 1 and Section IV; spec 4.6 and C16", "sigma = 0: e_K <= 10^(-20) e_0"),
         verdict,

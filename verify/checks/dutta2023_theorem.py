@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from analytic.bounds import Bound
+from analytic.errors import require
 from analytic.papers import dutta2023 as D
 from analytic.redundancy import quadratic_redundancy
 from verify import figspec
@@ -162,8 +163,11 @@ def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=(0, 2, 5,
 @check("dutta2023.c11", "Theorem 1 with noisy gradients: the mean gap stays under eq. (10) at every round",
        "bound", "holds")
 def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attacks=None, Ts=(1, 3),
-                   sigma_factors=(0.1, 1.0, 10.0), floor_target: float = 1e-3, rounds: int | None = None) -> Result:
-    """Spec C11: as C10 with noise N1, sigma_0 chosen so that the floor E_inf of (10) is ``floor_target`` e_0 at the
+                   sigma_factors=(0.1, 1.0, 10.0), floor_target: float = 1e-3, rounds: int | None = None,
+                   step_rule: str = "mu/(72 L^2 T) (eq. (8))") -> Result:
+    """Spec C11 at the printed step size: Theorem 1 as stated allows alpha = mu/(72 L^2 T) (eq. (8)), the largest step it
+    admits (``step_rule``: a key of ALPHA_RULES; "mu^2/(158 L^3 T)" is what the proof's corrected steps need). As C10 with
+    noise N1, sigma_0 chosen so that the floor E_inf of (10) is ``floor_target`` e_0 at the
     largest f and T. Runs from x_0 = 0 with sigma in {0.1, 1, 10} sigma_0 test (10) through the transient; runs from
     x_0 = x*_H (e_0 = 0, so (10) reads E e_k <= E_inf) test the floor itself and give the observed floor / E_inf.
     The replicate mean must satisfy (10) at every recorded round (bootstrap CI); the reconstructed bound of spec 4.4
@@ -172,7 +176,8 @@ def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attack
     attacks = attacks or ctx.pick(("A3",), ("A1", "A2", "A3", "A4", "A5", "A6"))
     K = rounds or ctx.pick(300, 3000)
     R = ctx.reps(10, 12)
-    rule_name, rule = next(iter(ALPHA_RULES.items()))
+    require(step_rule in ALPHA_RULES, "step_rule", f"one of {sorted(ALPHA_RULES)}, got {step_rule!r}")
+    rule_name, rule = step_rule, ALPHA_RULES[step_rule]
     rec = record_rounds(K, tail=0.5, stride=5)
     parts, info_rows, assumptions, fig = [], [], [], []
     rng = ctx.numpy_rng("bootstrap")
@@ -216,7 +221,8 @@ def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attack
                 fig.append(figspec.line(f"(10), from {st}, sigma = {s:g} sigma_0", np.maximum(tr.rounds, 1), b["bound"], "bound"))
         assumptions.append(condition9_assumption(f, N_AGENTS, inst.mu, inst.L))
     assumptions.append(Assumption("noise N1: E||noise||^2 = sigma^2 exactly, unbiased", True, sigma0, "exact", "planted"))
-    assumptions.append(Assumption(f"step alpha = {rule_name} (within eq. (8) and the proof's need)", True, a_ref, "exact", ""))
+    assumptions.append(Assumption(f"step alpha = {rule_name}: within eq. (8) as printed", True, a_ref, "exact",
+                                  "Theorem 1's printed hypothesis; the proof's corrected steps need mu^2/(158 L^3 T)"))
     assumptions.append(_redundancy_assumption(ctx, ref_inst, max(fs)))
     verdict = apply_assumptions(combine(parts), assumptions)
     starred = [r for r in info_rows if r["start"] == "x*"]
