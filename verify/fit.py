@@ -186,6 +186,18 @@ def combine(verdicts: Iterable[Verdict]) -> Verdict:
     return Verdict.HOLDS
 
 
+def unanimous(verdicts: Iterable[Verdict]) -> Verdict:
+    """A statement about one unknown member of a family (e.g. a paper's unstated attack), each member's verdict
+    given: holds when it holds for every member, violated when it is violated for every member, else
+    inconclusive (the answer depends on which member the paper meant)."""
+    vs = list(verdicts)
+    if vs and all(v == Verdict.HOLDS for v in vs):
+        return Verdict.HOLDS
+    if vs and all(v == Verdict.VIOLATED for v in vs):
+        return Verdict.VIOLATED
+    return Verdict.INCONCLUSIVE
+
+
 def side_of(bound: Bound) -> tuple[Side, bool]:
     """(side, tight) that a Bound's kind asks of a measurement: upper, lower, or tight (upper and
     matched from below); an ``exact`` Bound is tight."""

@@ -41,10 +41,12 @@ PAPER = Paper(
         "shrink with the step size, so Remark 1's O(1/k) stalls at a floor under the CE-evasion attack (a mini-batch "
         "removes it, as Remark 1 says); without 2f-redundancy (label noise) CE stalls even with exact gradients. The "
         "paper's 'non-convex' problem (11) is convex, its problem (12) is neither smooth nor PL, its simulations use "
-        "f = 5, 8, 10 where condition (9) allows at most 4, and the proof's step size mu^2/(72 L^3 T) does not give "
-        "the claimed contraction (mu^2/(158 L^3 T) does once eq. (21) is fixed). Outside (9) CE still converges "
-        "exactly, and whether it beats CWTM and multi-Krum (Fig. 1) depends on the attack, which the paper does not "
-        "name."),
+        "f = 8 and 10 of N = 50, which condition (9) excludes on any data (mu_PL <= L/2 for problem (11), so f <= 7), and "
+        "the proof's step size mu^2/(72 L^3 T) does not give the claimed contraction (mu^2/(158 L^3 T) does once eq. (21) "
+        "is fixed). Outside (9) CE still converges exactly. Whether CE beats CWTM and multi-Krum (Fig. 1) cannot be "
+        "decided without the attack, which the paper does not name: with paired noise CE is ahead of both under an "
+        "ALIE-style attack, CWTM ends below CE under the CE-evasion and sign-flip attacks, and CE and multi-Krum tie "
+        "exactly when every filter removes the attack."),
 )
 
 k, e0, alpha, mu, L, T, sigma, f, H, N, m = sp.symbols("k e0 alpha mu L T sigma f H N m", positive=True)
@@ -220,3 +222,110 @@ def redundancy_by_rank(N_: int, f_: int, rows: int, dim: int, label_noise: bool)
     2f-redundancy holds almost surely iff every N - 2f honest agents stack to rank dim, i.e. (N - 2f) rows >= dim;
     with label noise it fails (subset minimisers differ by O(noise))."""
     return (not label_noise) and (N_ - 2 * f_) * rows >= dim
+
+
+# -- exact second arguments of the errata (independent of every simulation) --------------------------------
+def f_cap_exact(N_: int, mu_over_L) -> int:
+    """The largest f with f/(N - f) <= (mu/L)/3 (condition (9)), in exact rational arithmetic (Fraction or int
+    mu/L); -1 if not even f = 0 qualifies (never: 0 always does)."""
+    from fractions import Fraction
+
+    r = Fraction(mu_over_L) / 3
+    require(r >= 0, "mu_over_L", f"must be >= 0, got {mu_over_L}")
+    best = -1
+    for f_ in range(0, N_):
+        if Fraction(f_, N_ - f_) <= r:
+            best = f_
+    return best
+
+
+def pl_far_field_certificate(kappa: int = 1) -> dict:
+    """Why condition (9) cannot hold for f = 8, 10 at N = 50 on problem (11), whatever the data (sympy, exact).
+
+    q^i(x) = phi(||A^i x - b^i||), phi(s) = s^2 + kappa sin^2 s. Along x = x* + t v (realizable labels, r_i = t ||A^i v||)
+    grad q^H = (1/|H|) sum_i (phi'(r_i)/r_i) A^{iT} A^i (t v) and phi'(s)/s -> 2 (s -> oo), so grad q^H = 2 t M v + o(t)
+    and q^H - q^H* = t^2 v^T M v + o(t^2), M = (1/|H|) sum A^{iT} A^i. The PL ratio ||grad q^H||^2 / (2 (q^H - q^H*))
+    tends to 2 ||M v||^2 / v^T M v, which is 2 lambda_min(M) for the weakest eigenvector v. Theorem 1 allows any
+    start x_0 (and Assumption 2 is used at every iterate), so mu_PL <= 2 lambda_min(M) <= 2 lambda_max(M)
+    <= 2 max_i ||A^i||^2, while L = sup|phi''| max_i ||A^i||^2 = (2 + 2 kappa) max_i ||A^i||^2 (Assumption 1 is
+    sharp: phi''(0) = 2 + 2 kappa). Hence mu/L <= 2/(2 + 2 kappa) = 1/2 for problem (11).
+    Returns the sympy limits and sup, the bound on mu/L as a Fraction, and the f cap at N = 50."""
+    from fractions import Fraction
+
+    s = sp.Symbol("s", positive=True)
+    phi = s**2 + kappa * sp.sin(s) ** 2
+    d1, d2 = sp.diff(phi, s), sp.diff(phi, s, 2)
+    slope_limit = sp.limit(d1 / s, s, sp.oo)  # phi'(s)/s -> 2
+    ratio_limit = sp.limit(d1**2 / (2 * phi), s, sp.oo)  # the 1-D PL ratio at infinity -> 2
+    curvature_at_0 = sp.simplify(d2.subs(s, 0))  # phi''(0) = 2 + 2 kappa = sup phi'' (phi'' = 2 + 2 kappa cos 2s)
+    sup_check = sp.simplify(d2 - (2 + 2 * kappa * sp.cos(2 * s)))  # 0: phi'' <= 2 + 2 kappa everywhere
+    bound = Fraction(int(slope_limit), int(curvature_at_0))  # mu/L <= (2 lambda_max)/((2 + 2 kappa) lambda_max)
+    return {"phi_prime_over_s_at_infinity": slope_limit, "pl_ratio_1d_at_infinity": ratio_limit,
+            "phi_second_at_0": curvature_at_0, "phi_second_minus_closed_form": sup_check,
+            "mu_over_L_max": bound, "f_cap_N50": f_cap_exact(50, bound)}
+
+
+def convexity_certificate(kappa: int = 1) -> dict:
+    """Problem (11) is convex (sympy, exact): phi(s) = s^2 + kappa sin^2 s has phi'' = 2 + 2 kappa cos 2s, which for
+    kappa = 1 equals 4 cos^2 s >= 0, and phi'(s) = 2 s + kappa sin 2s >= 0 on s >= 0 (phi'(0) = 0, phi' non-decreasing);
+    a convex non-decreasing phi of the convex r = ||A x - b|| is convex. For kappa = 3, phi''(pi/2) = -4 < 0."""
+    r = sp.Symbol("r", real=True)
+    phi = r**2 + kappa * sp.sin(r) ** 2
+    d1, d2 = sp.diff(phi, r), sp.diff(phi, r, 2)
+    return {"phi_second": sp.simplify(d2), "phi_second_minus_4cos2": sp.simplify(sp.expand_trig(d2 - 4 * sp.cos(r) ** 2)),
+            "phi_first_at_0": d1.subs(r, 0), "phi_second_at_half_pi": sp.simplify(d2.subs(r, sp.pi / 2)),
+            "min_phi_second": sp.simplify(2 - 2 * kappa)}
+
+
+def step11_certificate() -> dict:
+    """Step 11 of the proof of Theorem 1 (Appendix VI-A), exactly (sympy): step 9's coefficient of E||grad q^H||^2
+    divided by alpha T, at alpha = mu^2/(72 L^3 T) and at the corner f/|H| = mu/(3L) allowed by (9), as a function of
+    kappa = mu/L; step 11 claims it is <= -1/36. Also the constant c the proof would need in alpha = mu^2/(c L^3 T)."""
+    kap = sp.Symbol("kappa", positive=True)
+    c = sp.Symbol("c", positive=True)
+    corner = {f: H * mu / (3 * L)}
+    coef = sp.simplify((STEP9_COEFFICIENT / (alpha * T)).subs(corner).subs(alpha, STEP_SIZE_PROOF).subs(mu, kap * L))
+    general = sp.simplify((STEP9_COEFFICIENT / (alpha * T)).subs(corner).subs(alpha, mu**2 / (c * L**3 * T)).subs(mu, kap * L))
+    need = sp.solve(sp.Eq(general, sp.Rational(-1, 36)), c)
+    fixed = sp.simplify((STEP9_COEFFICIENT_CORRECTED / (alpha * T)).subs(corner).subs(alpha, mu**2 / (c * L**3 * T))
+                        .subs(mu, kap * L))
+    need_fixed = sp.solve(sp.Eq(fixed, sp.Rational(-1, 36)), c)
+    return {"coefficient_over_alphaT": coef, "at_mu_eq_L": sp.nsimplify(coef.subs(kap, 1)),
+            "at_mu_to_0": sp.limit(coef, kap, 0), "claimed": sp.Rational(-1, 36),
+            "c_needed": sp.simplify(need[0]), "c_needed_at_mu_eq_L": need[0].subs(kap, 1),
+            "c_needed_21_fixed": sp.simplify(need_fixed[0]), "c_needed_21_fixed_at_mu_eq_L": need_fixed[0].subs(kap, 1)}
+
+
+def remark1_mean_field(N_: int = 50, f_: int = 5, theta=None) -> dict:
+    """A closed-form instance where Remark 1's O(1/k) fails under attack (exact rational arithmetic).
+
+    d = 1, every honest q^i(x) = x^2/2 (L = mu = 1, x* = 0, 2f-redundancy holds), T = 1, gradient noise +-sigma with
+    probability 1/2 each (unbiased, variance sigma^2: Assumption 3). Honest i sends x - alpha (x + xi_i); for
+    0 < x < sigma their distances to x are alpha (sigma + x) (xi = +sigma) and alpha (sigma - x) (xi = -sigma). The f
+    Byzantine agents send x + theta alpha (sigma - x) (theta < 1: strictly closer than every honest vector, so CE keeps
+    them; they point away from x*). CE then drops the f farthest honest vectors: f of the n+ ~ Bin(N - f, 1/2) with
+    xi = +sigma when n+ >= f, else all of them and f - n+ others. The expected update is x - alpha h(x) with
+    (N - f) h(x) = (N - 2f + f theta) x - sigma (E g(n+) + f theta), g(n) = f if n >= f else 2n - f.
+    h < 0 on (0, x_e) and h > 0 on (x_e, sigma), x_e = sigma (E g + f theta)/(N - 2f + f theta): the mean-field ODE
+    x' = -h(x) pushes away from x* = 0 and settles at +-x_e. With alpha_k ~ 1/k (sum alpha_k = oo, sum alpha_k^2 < oo)
+    the iterates follow the ODE (stochastic approximation; 0 is an unstable equilibrium with non-degenerate noise),
+    so e_k -> x_e^2/2 > 0, whatever the constant in alpha_k: not O(1/k)."""
+    from fractions import Fraction
+    from math import comb
+
+    theta = Fraction(1, 2) if theta is None else Fraction(theta)
+    n = N_ - f_
+    Eg = sum(Fraction(comb(n, j), 2**n) * (f_ if j >= f_ else 2 * j - f_) for j in range(n + 1))
+    x_e = (Eg + f_ * theta) / (N_ - 2 * f_ + f_ * theta)  # in units of sigma
+    return {"E_g": Eg, "x_e_over_sigma": x_e, "floor_over_sigma2": x_e**2 / 2, "theta": theta, "N": N_, "f": f_,
+            "valid": 0 < x_e < 1}
+
+
+def recursion_floor_certificate() -> dict:
+    """The paper's own one-step inequality (Appendix VI-A, the display before (22)): e_{k+1} <= (1 - alpha mu T/36) e_k
+    + 5 L T^2 sigma^2 alpha^2 + 2 T^2 alpha mu sigma^2 f/(L |H|). Its fixed point for a constant alpha, and the limit as
+    alpha -> 0 (sympy): positive when f sigma > 0, so the proof gives no O(1/k) for alpha_k -> 0 under attack."""
+    e = sp.Symbol("e", positive=True)
+    rhs = (1 - alpha * mu * T / 36) * e + 5 * L * T**2 * sigma**2 * alpha**2 + 2 * T**2 * alpha * mu * sigma**2 * f / (L * H)
+    fixed = sp.solve(sp.Eq(e, rhs), e)[0]
+    return {"fixed_point": sp.simplify(fixed), "limit_alpha_to_0": sp.simplify(sp.limit(fixed, alpha, 0))}

@@ -103,3 +103,16 @@ def test_bad_input_names_the_parameter():
         with pytest.raises(InputError) as info:
             local_sgd_ce(prob, **{**base, **kw})
         assert info.value.param == name
+
+
+def test_common_random_numbers_share_the_noise_across_rows():
+    """noise_rows: rows with one index see the same standard-normal draws (scaled by their own std), so two rows with
+    the same rule and std are identical, and a row's noise does not depend on the other rows' rules."""
+    prob, _ = _problem()
+    groups = [RowGroup(2, "large", {"value": 5.0}, "ce"), RowGroup(2, "large", {"value": 5.0}, "ce")]
+    kw = dict(n_byz=2, f=2, rounds=5, step=0.01, local_steps=2, noise_std=0.3, record=range(6))
+    tr = local_sgd_ce(prob, groups=groups, generator=torch.Generator().manual_seed(1), noise_rows=[0, 1, 0, 1], **kw)
+    assert np.array_equal(tr.gap[0], tr.gap[2]) and np.array_equal(tr.gap[1], tr.gap[3])
+    assert not np.array_equal(tr.gap[0], tr.gap[1])
+    with pytest.raises(InputError):
+        local_sgd_ce(prob, groups=groups, generator=torch.Generator().manual_seed(1), noise_rows=[0, 1], **kw)

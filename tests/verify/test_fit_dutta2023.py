@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from verify.fit import paired_comparison_verdict, rank_trend_verdict, ratio_of_means_verdict
+from verify.fit import paired_comparison_verdict, rank_trend_verdict, ratio_of_means_verdict, unanimous
 from verify.result import Verdict
 
 
@@ -63,3 +63,9 @@ def test_rank_trend_holds_violates_and_abstains():
     assert v != Verdict.HOLDS
     assert info["rho"] == pytest.approx(stats.spearmanr(x, flat.mean(0)).statistic)
     assert rank_trend_verdict(x, up[:1], 0.9)[0] == Verdict.INCONCLUSIVE
+
+
+def test_unanimous_decides_only_where_every_member_agrees():
+    H, V, I = Verdict.HOLDS, Verdict.VIOLATED, Verdict.INCONCLUSIVE
+    assert unanimous([H, H]) == H and unanimous([V, V]) == V
+    assert unanimous([H, V]) == I and unanimous([H, I]) == I and unanimous([V, I]) == I and unanimous([]) == I

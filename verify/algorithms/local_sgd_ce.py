@@ -89,12 +89,15 @@ def local_sgd_ce(problem: RegressionAgents, *, n_byz: int, f: int, groups: Seque
                  step: float | torch.Tensor | Callable[[int], float | torch.Tensor], generator: torch.Generator,
                  local_steps: int | torch.Tensor = 1, noise_std: float | torch.Tensor = 0.0,
                  x0: torch.Tensor | None = None, record: Sequence[int] | None = None, agent_grad_sq: bool = False,
-                 keep_iterates: bool = False) -> Trajectory:
+                 keep_iterates: bool = False, noise_rows: Sequence[int] | None = None) -> Trajectory:
     """Run Algorithm 1 for ``rounds`` rounds on ``problem`` (agents 0..n_byz-1 Byzantine) and record e_k.
 
     ``step``: alpha (a number or [B]) or a schedule k -> alpha_k (number or [B]); ``local_steps``: T (int or [B]);
     ``noise_std``: the per-coordinate gradient-noise standard deviation (number or [B]); ``x0``: the initial
     server model ([d] or [B, d]; default 0, spec 5.5). The problem's data may be shared (B' = 1) or per row.
+    ``noise_rows`` ([B] integers, optional): common random numbers. Rows with the same index draw the same
+    standard-normal gradient noise (scaled by their own std), so that configurations compared pairwise (one
+    filter against another) differ only in what they are compared on; default: every row its own noise.
     """
     N, d = problem.n_clients, problem.dim
     B = sum(g.rows for g in groups)
@@ -108,6 +111,11 @@ def local_sgd_ce(problem: RegressionAgents, *, n_byz: int, f: int, groups: Seque
     std = _per_row(noise_std, B, dtype, device, "noise_std")
     require(bool((std >= 0).all()), "noise_std", "must be >= 0")
     noisy = bool((std > 0).any())
+    if noise_rows is not None:
+        noise_rows = torch.as_tensor(np.asarray(noise_rows), dtype=torch.long, device=device)
+        require(tuple(noise_rows.shape) == (B,) and bool((noise_rows >= 0).all()), "noise_rows",
+                f"expected [B] = [{B}] non-negative integers, got shape {tuple(noise_rows.shape)}")
+        n_streams = int(noise_rows.max()) + 1
     schedule = step if callable(step) else (lambda k, a=_per_row(step, B, dtype, device, "step"): a)
     record = log_checkpoints(rounds, include_zero=True) if record is None else np.unique(np.asarray(record, dtype=int))
     require(record.min() >= 0 and record.max() <= rounds, "record", f"rounds to record must lie in [0, {rounds}]")
@@ -152,7 +160,9 @@ def local_sgd_ce(problem: RegressionAgents, *, n_byz: int, f: int, groups: Seque
         for t in range(t_max):
             g = local.grad(X)
             if noisy:
-                g = g + std[:, None, None] * _normal((B, n_local, d), generator, dtype, device)
+                Z = (_normal((B, n_local, d), generator, dtype, device) if noise_rows is None
+                     else _normal((n_streams, n_local, d), generator, dtype, device)[noise_rows])
+                g = g + std[:, None, None] * Z
             X = X - (alpha * active[t])[:, None, None] * g
         Y = X if own_data else torch.cat([X.new_empty(B, n_byz, d), X], dim=1)
         new = torch.empty_like(xbar)

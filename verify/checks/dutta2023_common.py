@@ -107,9 +107,11 @@ def record_rounds(K: int, tail: float = 0.2, dense: bool = False, stride: int = 
 
 def simulate(ctx: Context, problem: RegressionAgents, configs: list[Config], *, f: int, n_byz: int, rounds: int,
              stream: str, record=None, k0: float | None = None, agent_grad_sq: bool = False,
-             keep_iterates: bool = False, x0: torch.Tensor | None = None) -> tuple[Trajectory, list[slice]]:
+             keep_iterates: bool = False, x0: torch.Tensor | None = None,
+             noise_rows=None) -> tuple[Trajectory, list[slice]]:
     """Run Algorithm 1 with one row group per configuration (consecutive rows) and return the trajectory and
-    each configuration's rows. A5 rows run on label-flipped Byzantine data."""
+    each configuration's rows. A5 rows run on label-flipped Byzantine data. ``noise_rows``: common random numbers
+    (rows with one index share their gradient noise, :func:`local_sgd_ce`)."""
     slices, groups, start = [], [], 0
     for cf in configs:  # consecutive configurations with one attack and rule share a row group (one call per round)
         name, kw = ATTACK_LIBRARY[cf.attack] if cf.attack else (None, {})
@@ -128,7 +130,7 @@ def simulate(ctx: Context, problem: RegressionAgents, configs: list[Config], *, 
     step = alpha if k0 is None else (lambda k: torch.minimum(alpha, c / (k + k0)))
     tr = local_sgd_ce(problem, n_byz=n_byz, f=f, groups=groups, rounds=rounds, step=step, generator=ctx.generator(stream),
                       local_steps=T, noise_std=std, record=record, agent_grad_sq=agent_grad_sq,
-                      keep_iterates=keep_iterates, x0=x0)
+                      keep_iterates=keep_iterates, x0=x0, noise_rows=noise_rows)
     return tr, slices
 
 
