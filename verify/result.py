@@ -159,6 +159,9 @@ class Result:
     figure: dict = field(default_factory=dict)  # plot spec read by reports.figures (see there)
     finding: Finding = field(default_factory=Finding)  # an erratum, remark or discrepancy (plain text is a remark)
     paper_info: dict = field(default_factory=dict)  # title, authors, venue, year, url, summary (registry)
+    #: for a claim about an algorithm's property: the same harness run with the unprotected baseline,
+    #: which must fail for the claim's ``holds`` to mean anything: {"what": ..., "verdict": ..., "detail": ...}
+    control: dict = field(default_factory=dict)
     arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
