@@ -19,7 +19,7 @@ import math
 
 from analytic import privacy as P
 from analytic.errors import InputError
-from verify.cli_args import parse_int, parse_number
+from verify.cli_args import output_file, parse_int, parse_number
 
 PROG = "fedverify privacy"
 #: the flag of each accountant parameter whose name differs from it (the rest: --name-with-dashes)
@@ -220,6 +220,8 @@ def _json_safe(x):
 
 def run(args) -> int:
     """Run the subcommand; bad input raises InputError (the command line prints one line, exit 2)."""
+    if args.json:
+        output_file(args.json, "--json", create_parents=False)
     inp = _inputs(args)
     rep = calibrate_report(args, inp) if args.target_epsilon is not None else account_report(args, inp)
     print(format_calibrate(rep) if rep["mode"] == "calibrate" else format_account(rep))

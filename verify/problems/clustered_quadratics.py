@@ -217,7 +217,8 @@ def _flag_error(exc: InputError) -> InputError:
 
 
 @constants_problem("clustered-quadratics", "werner2023's clustered quadratics: K clusters of n clients, optima Delta "
-                   "apart, Hessian spectra in [mu, L] (exact A^2, Delta^2, L, mu)", _builtin_arguments)
+                   "apart, Hessian spectra in [mu, L] (exact A^2, Delta^2, L, mu)", _builtin_arguments,
+                   size=lambda a: ("--n", a.K * a.n * a.d * a.d))  # the K n Hessians, d x d each
 def builtin_constants(args) -> list[Constant]:
     try:
         for name in ("Delta", "mu", "L", "sigma"):

@@ -202,7 +202,8 @@ def _register_constants() -> None:
     from verify.cli_constants import constants_problem
 
     @constants_problem("synthetic-regression", "werner2023 section 4.1's synthetic linear regression (K clusters of n "
-                       "clients, m samples in R^d with mean k, no noise): exact L, mu, A^2, Delta^2", _regression_arguments)
+                       "clients, m samples in R^d with mean k, no noise): exact L, mu, A^2, Delta^2", _regression_arguments,
+                       size=lambda a: ("--n", a.K * a.n * (a.m * a.d + a.d * a.d)))  # features and Gram matrices
     def synthetic_regression_constants(args) -> list:
         if not (math.isfinite(args.D2) and args.D2 >= 0):
             raise InputError("--D2", f"must be a finite number >= 0, got {args.D2}")

@@ -27,6 +27,7 @@ from functools import cached_property
 
 import torch
 
+from analytic import validate
 from analytic.errors import InputError, require
 
 CENTRES = ("random", "orthogonal")
@@ -346,6 +347,10 @@ def tiny_client_sizes(N: int, f: float, a: float, generator: torch.Generator, *,
 
 
 def effective_clients(sizes) -> float:
-    """M_eff = N^2 / sum_i n_i^2 (spec 1.4, [derived]: equals M / (chi^2(n) + 1))."""
+    """M_eff = N^2 / sum_i n_i^2 (spec 1.4, [derived]: equals M / (chi^2(n) + 1)).
+
+    ``sizes``: a non-empty list of finite client sizes n_i >= 0, not all zero (else InputError).
+    """
+    validate.weights(sizes, "sizes")
     n = torch.as_tensor(sizes, dtype=torch.float64)
     return float(n.sum() ** 2 / (n**2).sum())
