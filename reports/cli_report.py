@@ -25,7 +25,7 @@ def run(args) -> int:
 
     readable_dir(args.results, "--results")  # every path first: nothing is built for a report that cannot be written
     output_file(args.out, "--out")
-    if args.typst:
+    if args.typst is not None:
         output_file(args.typst, "--typst")
     try:
         out = build_report(args.results, out=args.out, paper=args.paper, typst_source=args.typst)

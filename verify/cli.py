@@ -136,7 +136,7 @@ def cmd_run(args) -> int:
     from verify.store import ResultStore, UnreadableResult
 
     writable_dir(args.results, "--results")  # paths first: a bad one must not cost a long run its results
-    if args.json:
+    if args.json is not None:
         output_file(args.json, "--json")
     if not args.ids and args.paper is None and not args.all:
         raise InputError("ID", "name check ids, --paper KEY or --all (see 'fedverify list')")

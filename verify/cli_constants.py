@@ -83,7 +83,7 @@ def format_constants(problem: str, constants: list[Constant]) -> str:
 def run(args) -> int:
     from verify.cli_args import output_file
 
-    if args.json:
+    if args.json is not None:
         output_file(args.json, "--json", create_parents=False)
     prob = PROBLEMS[args.problem]
     if prob.size is not None:

@@ -220,7 +220,7 @@ def _json_safe(x):
 
 def run(args) -> int:
     """Run the subcommand; bad input raises InputError (the command line prints one line, exit 2)."""
-    if args.json:
+    if args.json is not None:
         output_file(args.json, "--json", create_parents=False)
     inp = _inputs(args)
     rep = calibrate_report(args, inp) if args.target_epsilon is not None else account_report(args, inp)

@@ -30,6 +30,8 @@ from analytic.errors import InputError
 from verify.result import Result, check_sort_key
 
 FORMAT = 1
+#: fields a stored result cannot be read back without
+REQUIRED = ("id", "paper", "title", "claim", "kind", "verdict", "expected")
 
 
 def atomic_write(path: Path, write) -> None:
@@ -93,6 +95,9 @@ class ResultStore:
             raise UnreadableResult(p, _reason(exc)) from None
         if not isinstance(doc, dict) or not isinstance(doc.get("result"), dict):
             raise UnreadableResult(p, "no 'result' in the file")
+        missing = [k for k in REQUIRED if k not in doc["result"]]
+        if missing:
+            raise UnreadableResult(p, f"the result has no {', '.join(missing)}")
         return doc
 
     def run_config(self, check_id: str) -> dict | None:
