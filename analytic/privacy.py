@@ -80,10 +80,12 @@ CONVERSIONS: dict[str, str] = {
 
 # -- validation ------------------------------------------------------------------------------
 _require = require
+#: largest count (workers, steps) taken: every integer up to 2^53 is exact in float64, the accountant's arithmetic
+MAX_COUNT = 2**53
 
 
 def _as_int(value, param: str) -> int:
-    return validate.integer(value, param)
+    return validate.integer(value, param, maximum=MAX_COUNT)
 
 
 def _finite_nonneg(value: float, param: str, what: str) -> float:
@@ -176,7 +178,10 @@ def lemma_a4_ab(n, f, q, sigma_cor2, sigma_ind2) -> tuple[float, float]:
     """a = (n-q) sigma_cor^2 + sigma_ind^2 and b = (f-q) sigma_cor^2 + sigma_ind^2 (Lemma A.4, step 4)."""
     n, f, q = validate_workers(n, f, q)
     c2, i2 = validate_noise(sigma_cor2, sigma_ind2)
-    return (n - q) * c2 + i2, (f - q) * c2 + i2
+    a, b = (n - q) * c2 + i2, (f - q) * c2 + i2
+    _require(math.isfinite(a), "sigma_cor2" if (n - q) * c2 >= i2 else "sigma_ind2",
+             f"too large: a = (n-q) sigma_cor^2 + sigma_ind^2 overflows float64 (n={n}, q={q})")
+    return a, b
 
 
 def secldp_sigma_eff2(n, f, q, sigma_cor2, sigma_ind2) -> float:
@@ -514,6 +519,8 @@ def min_sigma_eff2_mironov(target_epsilon, T, delta, C) -> float:
     L = log_inv_delta(delta)
     C, T = validate_clip(C), validate_steps(T)
     root = e / (math.sqrt(L + e) + math.sqrt(L))  # = sqrt(L + e) - sqrt(L) without cancellation
+    _require(root * root > 0.0 and math.isfinite(2.0 * C * C * T / (root * root)), "target_epsilon",
+             f"too small: the noise it needs overflows float64 (got target_epsilon={target_epsilon!r})")
     s2 = 2.0 * C * C * T / (root * root)
     while epsilon_mironov_optimal(compose(rdp_slope(s2, C), T), delta).epsilon > e:  # rounding: never exceed
         s2 = math.nextafter(s2, math.inf)

@@ -59,6 +59,13 @@ def real(value, param: str, *, minimum: float | None = None, maximum: float | No
     return v
 
 
+def _show(v: int) -> str:
+    """An integer for a message: ``12345`` as it is, a 400-digit one as ``1.00e+400``."""
+    text = str(abs(v))
+    sign = "-" if v < 0 else ""
+    return sign + (text if len(text) <= 20 else f"{text[0]}.{text[1:3]}e+{len(text) - 1}")
+
+
 def integer(value, param: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """``value`` as an int: an integer type or a whole finite float, not a bool or a string, at least
     ``minimum`` (a count of things: ``minimum=0``; a size: ``minimum=1``) and at most ``maximum``."""
@@ -76,9 +83,9 @@ def integer(value, param: str, *, minimum: int | None = None, maximum: int | Non
         except TypeError:
             raise InputError(param, f"expected an integer, got {value!r}") from None
     if minimum is not None and v < minimum:
-        raise InputError(param, f"must be an integer >= {minimum}, got {v}")
+        raise InputError(param, f"must be an integer >= {minimum}, got {_show(v)}")
     if maximum is not None and v > maximum:
-        raise InputError(param, f"must be an integer <= {maximum}, got {v}")
+        raise InputError(param, f"must be an integer <= {maximum}, got {_show(v)}")
     return v
 
 

@@ -69,6 +69,8 @@ def _noise_std(text, param: str) -> float:
     s = _number(text, param)
     if s < 0:
         raise InputError(param, f"noise standard deviation must be >= 0 (got {text})")
+    if not math.isfinite(s * s):
+        raise InputError(param, f"too large: its square (the variance) overflows float64 (got {text})")
     return s
 
 

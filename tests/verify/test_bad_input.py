@@ -254,6 +254,9 @@ API_CASES = [
     (lambda: P.mironov_epsilon(2.0, math.nan, 1e-5), "rdp"),
     (lambda: P.calibrate("secldp", 10, 3, 1, "1", 10, 1e-5, 1.0), "target_epsilon"),
     (lambda: P.noise_shape("secldp", "2"), "ratio"),
+    (lambda: P.account("secldp", 10, 3, 1, 1e308, 1e308, 1.0, 10, 1e-5), "sigma_cor2"),  # a overflows: was NaN
+    (lambda: P.account("secldp", 10**400, 3, 1, 1.0, 1.0, 1.0, 10, 1e-5), "n"),  # was OverflowError
+    (lambda: P.min_sigma_eff2_mironov(1e-300, 10, 1e-5, 1.0), "target_epsilon"),  # was ZeroDivisionError
     (lambda: log_checkpoints(math.nan), "T"),
     (lambda: log_checkpoints(100, num=-1), "num"),
     (lambda: sc_lr(gen(), h=math.inf), "h"),  # was the LinAlgError (fedverify constants buttaci2024-logistic --h inf)
@@ -278,6 +281,10 @@ CLI_NUMBER_CASES = [
     (["privacy", "--n", "10", "--sigma-ind", "nan"], "--sigma-ind"),
     (["privacy", "--n", "10", "--sigma-ind", "1", "--delta", "x"], "--delta"),
     (["demo", "myopic", "--rounds", "inf"], "--rounds"),
+    (["privacy", "--n", "10", "--sigma-ind", "1", "--steps", "1" + "0" * 400], "--steps"),  # was OverflowError
+    (["privacy", "--n", "10", "--sigma-cor", "1e300", "--sigma-ind", "1"], "--sigma-cor"),  # was OverflowError
+    (["privacy", "--n", "10", "--target-epsilon", "1e-300"], "--target-epsilon"),  # was ZeroDivisionError
+    (["list", "--paper", "nan"], "--paper"),
     (["show", STORED, "--results", ""], "--results"),
 ]
 
