@@ -24,8 +24,11 @@ from verify import cli
 from verify.engine import Context, log_checkpoints
 from verify.problems.buttaci2024_logistic import sc_lr
 from verify.problems.buttaci2024_quadratic import sc_q2
-from verify.problems.mixed_regression import effective_clients
-from verify.problems.points import clustered_points
+from verify.problems.clustered_quadratics import clustered_quadratics
+from verify.problems.clustered_regression import paper_synthetic_regression
+from verify.problems.least_squares import gaussian_agents
+from verify.problems.mixed_regression import effective_clients, planted_model
+from verify.problems.points import clustered_points, planted_means
 from verify.registry import _REGISTRY, check, load_all
 from verify.result import Claim, Result, Verdict
 from verify.store import ResultStore, UnreadableResult
@@ -259,6 +262,12 @@ API_CASES = [
     (lambda: P.min_sigma_eff2_mironov(1e-300, 10, 1e-5, 1.0), "target_epsilon"),  # was ZeroDivisionError
     (lambda: log_checkpoints(math.nan), "T"),
     (lambda: log_checkpoints(100, num=-1), "num"),
+    (lambda: planted_means(2, 3, math.nan), "Delta"),  # was NaN means
+    (lambda: clustered_quadratics(gen(), 2, 2, "2", 3, 1.0), "n_per_cluster"),  # was TypeError
+    (lambda: paper_synthetic_regression(gen(), 1, 2, 2, 3, math.nan), "m"),  # was ValueError
+    (lambda: paper_synthetic_regression(gen(), 1, 2, 2, 3, 2, scale=math.nan), "scale"),  # was NaN data
+    (lambda: planted_model(2, 2, 3, gen(), sigma=math.inf), "sigma"),  # was inf noise
+    (lambda: gaussian_agents("3", 4, 2, gen()), "N"),  # was TypeError
     (lambda: sc_lr(gen(), h=math.inf), "h"),  # was the LinAlgError (fedverify constants buttaci2024-logistic --h inf)
     (lambda: sc_q2(gen(), h=math.nan), "h"),  # was Gamma = nan
 ]

@@ -309,7 +309,7 @@ def planted_model(R: int, k: int, d: int, generator: torch.Generator, *, Delta: 
                   beta: float = 1.5, features: str = "gaussian", dtype=torch.float64, device="cpu") -> MixtureModel:
     """The mixture model of spec 1.6 for R replicates (defaults: uniform p, Sigma_j = I, sigma = 0.1 Delta;
     ``covariance="heterogeneous"``: diagonal Sigma_j with entries in [alpha, beta], both attained)."""
-    require(sigma >= 0, "sigma", f"must be >= 0, got {sigma}")
+    sigma = validate.real(sigma, "sigma", minimum=0.0)
     require(features in FEATURES, "features", f"expected one of {FEATURES}, got {features!r}")
     p = torch.full((k,), 1.0 / k, dtype=dtype) if p is None else torch.as_tensor(p, dtype=dtype)
     p = p.to(device)

@@ -58,6 +58,8 @@ class ClusteredPoints:
 
 def planted_means(K: int, d: int, Delta: float, dtype=torch.float64, device="cpu") -> torch.Tensor:
     """K means at pairwise distance exactly Delta (scaled standard basis vectors)."""
+    K, d = validate.integer(K, "K", minimum=1), validate.integer(d, "d", minimum=1)
+    Delta = validate.real(Delta, "Delta", minimum=0.0)
     if d < K:
         raise InputError("d", f"need d >= K for exactly separated means, got d={d}, K={K}")
     return torch.eye(K, d, dtype=dtype, device=device) * (Delta / math.sqrt(2.0))
