@@ -66,7 +66,7 @@ class Context:
     short_replicates: list = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.fidelity not in FIDELITIES:
+        if not isinstance(self.fidelity, str) or self.fidelity not in FIDELITIES:
             raise InputError("fidelity", f"expected quick or full, got {self.fidelity!r}")
         if self.replicates is not None:
             # one run of a random quantity carries no spread, so no verdict could rest on it
