@@ -89,18 +89,28 @@ def integer(value, param: str, *, minimum: int | None = None, maximum: int | Non
     return v
 
 
-def array(values, param: str, *, allow_inf: bool = True) -> np.ndarray:
-    """``values`` (a number or a list of numbers) as a float64 array without NaN (nor +-inf unless
-    ``allow_inf``); booleans, strings and None are refused like in :func:`real`."""
-    _reject_non_numbers(values, param, "a number or a list of numbers")
+def _as_numeric_array(values, param: str, what: str) -> np.ndarray:
+    """``values`` as a numeric numpy array; a bool or a string anywhere in it is refused (numpy would
+    silently read ``[1.0, False]`` as ``[1.0, 0.0]``)."""
+    _reject_non_numbers(values, param, what)
+    if isinstance(values, (list, tuple)):
+        for v in values:
+            if isinstance(v, (bool, np.bool_, str, bytes)) or v is None:
+                raise InputError(param, f"expected {what}, got the entry {v!r}")
     try:
         items = values.detach().cpu().numpy() if hasattr(values, "detach") else values
         arr = np.asarray(items)
         if arr.dtype == bool or arr.dtype.kind not in "iuf":
             raise TypeError
-        arr = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise InputError(param, f"expected a number or a list of numbers, got {values!r}") from None
+        return arr.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(param, f"expected {what}, got {values!r}") from None
+
+
+def array(values, param: str, *, allow_inf: bool = True) -> np.ndarray:
+    """``values`` (a number or a list of numbers) as a float64 array without NaN (nor +-inf unless
+    ``allow_inf``); booleans, strings and None are refused like in :func:`real`."""
+    arr = _as_numeric_array(values, param, "a number or a list of numbers")
     if np.any(np.isnan(arr)):
         raise InputError(param, "expected numbers, got NaN")
     if not allow_inf and np.any(np.isinf(arr)):
@@ -111,16 +121,7 @@ def array(values, param: str, *, allow_inf: bool = True) -> np.ndarray:
 def weights(values, param: str) -> np.ndarray:
     """A non-empty 1-d float64 array of finite, non-negative numbers with a positive sum (client
     sizes, mixing weights): an empty list, a negative size or all zeros has no meaningful ratio."""
-    if isinstance(values, (str, bytes)) or values is None:
-        raise InputError(param, f"expected a list of numbers, got {values!r}")
-    try:
-        items = values.detach().cpu().numpy() if hasattr(values, "detach") else values
-        arr = np.asarray(items)
-    except (TypeError, ValueError):
-        raise InputError(param, f"expected a list of numbers, got {values!r}") from None
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise InputError(param, f"expected a list of numbers, got {values!r}")
-    arr = arr.astype(np.float64)
+    arr = _as_numeric_array(values, param, "a list of numbers")
     if arr.ndim != 1 or arr.size == 0:
         raise InputError(param, f"expected a non-empty 1-d list, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):

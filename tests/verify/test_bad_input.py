@@ -374,3 +374,17 @@ def test_effective_clients_keeps_its_numbers():
     assert effective_clients(torch.full((50,), 7)) == pytest.approx(50.0)
     assert effective_clients([0, 3, 3]) == pytest.approx(2.0)
     assert effective_clients(np.array([1, 2, 3])) == pytest.approx(36 / 14)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 50), st.booleans(),
+                          st.text(max_size=2)), max_size=6))
+def test_effective_clients_is_input_error_or_a_finite_count(sizes):
+    """M_eff = N^2 / sum n_i^2 lies in [1, M] for valid sizes; anything else is an InputError on ``sizes``."""
+    try:
+        m = effective_clients(sizes)
+    except InputError as exc:
+        assert exc.param == "sizes"
+        return
+    assert all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in sizes)
+    assert math.isfinite(m) and 1.0 - 1e-9 <= m <= len(sizes) * (1 + 1e-9)

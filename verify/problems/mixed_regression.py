@@ -353,4 +353,6 @@ def effective_clients(sizes) -> float:
     """
     validate.weights(sizes, "sizes")
     n = torch.as_tensor(sizes, dtype=torch.float64)
-    return float(n.sum() ** 2 / (n**2).sum())
+    m_eff = float(n.sum() ** 2 / (n**2).sum())
+    require(math.isfinite(m_eff), "sizes", "too large: N^2 or sum_i n_i^2 overflows float64")
+    return m_eff
