@@ -54,6 +54,7 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 from scipy import optimize
 
+from analytic import validate
 from analytic.errors import InputError, require
 
 Mechanism = Literal["secldp", "ldp", "cdp"]
@@ -79,16 +80,16 @@ CONVERSIONS: dict[str, str] = {
 
 # -- validation ------------------------------------------------------------------------------
 _require = require
+#: largest count (workers, steps) taken: every integer up to 2^53 is exact in float64, the accountant's arithmetic
+MAX_COUNT = 2**53
 
 
 def _as_int(value, param: str) -> int:
-    ok = isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer())
-    _require(ok and not isinstance(value, bool), param, f"must be an integer (got {value!r})")
-    return int(value)
+    return validate.integer(value, param, maximum=MAX_COUNT)
 
 
 def _finite_nonneg(value: float, param: str, what: str) -> float:
-    v = float(value)
+    v = validate.real(value, param, allow_inf=True)  # one type check for every layer (analytic/validate.py)
     _require(math.isfinite(v), param, f"{what} must be finite (got {value!r})")
     _require(v >= 0.0, param, f"{what} must be >= 0 (got {value!r})")
     return v
@@ -112,7 +113,7 @@ def validate_noise(sigma_cor2, sigma_ind2) -> tuple[float, float]:
 
 
 def validate_clip(C) -> float:
-    c = float(C)
+    c = validate.real(C, "C", allow_inf=True)
     _require(math.isfinite(c) and c > 0.0, "C", f"clipping threshold C must be > 0 and finite (got {C!r})")
     return c
 
@@ -124,20 +125,24 @@ def validate_steps(T) -> int:
 
 
 def validate_delta(delta) -> float:
-    d = float(delta)
+    d = validate.real(delta, "delta", allow_inf=True)
     _require(0.0 < d < 1.0, "delta", f"must lie in (0, 1) (got delta={delta!r})")
     return d
 
 
 def validate_orders(orders: Sequence[float]) -> np.ndarray:
-    a = np.asarray(orders, dtype=float)
+    _require(not isinstance(orders, (str, bytes)) and orders is not None, "orders", f"need a list of orders (got {orders!r})")
+    try:
+        a = np.asarray(orders, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("orders", f"need a list of numbers (got {orders!r})") from None
     _require(a.ndim == 1 and a.size >= 1, "orders", "need a non-empty list of orders")
     _require(bool(np.all(np.isfinite(a)) and np.all(a > 1.0)), "orders", "every Rényi order must be finite and > 1")
     return a
 
 
 def validate_mechanism(mechanism: str) -> str:
-    _require(mechanism in MECHANISMS, "mechanism", f"expected one of {', '.join(MECHANISMS)} (got {mechanism!r})")
+    _require(isinstance(mechanism, str) and mechanism in MECHANISMS, "mechanism", f"expected one of {', '.join(MECHANISMS)} (got {mechanism!r})")
     return mechanism
 
 
@@ -154,7 +159,7 @@ def gaussian_rdp(alpha, sensitivity: float, sigma: float):
     """
     s = _finite_nonneg(sigma, "sigma", "noise standard deviation")
     d = _finite_nonneg(sensitivity, "sensitivity", "sensitivity")
-    a = np.asarray(alpha, dtype=float)
+    a = validate.array(alpha, "alpha")
     _require(bool(np.all(a > 1.0)), "alpha", f"Rényi orders must be > 1 (got {alpha!r})")
     slope = math.inf if s == 0.0 else d * d / (2.0 * s * s)
     out = a * slope
@@ -173,7 +178,10 @@ def lemma_a4_ab(n, f, q, sigma_cor2, sigma_ind2) -> tuple[float, float]:
     """a = (n-q) sigma_cor^2 + sigma_ind^2 and b = (f-q) sigma_cor^2 + sigma_ind^2 (Lemma A.4, step 4)."""
     n, f, q = validate_workers(n, f, q)
     c2, i2 = validate_noise(sigma_cor2, sigma_ind2)
-    return (n - q) * c2 + i2, (f - q) * c2 + i2
+    a, b = (n - q) * c2 + i2, (f - q) * c2 + i2
+    _require(math.isfinite(a), "sigma_cor2" if (n - q) * c2 >= i2 else "sigma_ind2",
+             f"too large: a = (n-q) sigma_cor^2 + sigma_ind^2 overflows float64 (n={n}, q={q})")
+    return a, b
 
 
 def secldp_sigma_eff2(n, f, q, sigma_cor2, sigma_ind2) -> float:
@@ -267,7 +275,7 @@ def mechanism_rdp_step(mechanism: str, n, f, q, sigma_cor2, sigma_ind2, C) -> fl
 def compose(rdp_per_step, T):
     """Adaptive composition of T identical steps: RDP(alpha) = T * rdp_step(alpha) (Lemma A.2)."""
     T = validate_steps(T)
-    r = np.asarray(rdp_per_step, dtype=float)
+    r = validate.array(rdp_per_step, "rdp_per_step")
     out = T * r
     return float(out) if out.ndim == 0 else out
 
@@ -276,7 +284,7 @@ def linear_rdp_curve(orders, slope: float) -> np.ndarray:
     """The RDP curve rdp(alpha) = slope * alpha of a full-batch Gaussian mechanism (no subsampling)."""
     a = validate_orders(orders)
     with np.errstate(over="ignore"):  # a huge slope (almost no noise) is +inf RDP, i.e. no privacy
-        return a * float(slope)
+        return a * validate.real(slope, "slope", allow_inf=True)
 
 
 # -- RDP -> (eps, delta) -------------------------------------------------------------------------
@@ -305,9 +313,9 @@ class EpsilonResult:
 def mironov_epsilon(alpha, rdp, delta):
     """Lemma A.3 (Mironov 2017 Prop. 3): (alpha, r)-RDP => (r + log(1/delta)/(alpha-1), delta)-DP."""
     L = log_inv_delta(delta)
-    a = np.asarray(alpha, dtype=float)
+    a = validate.array(alpha, "alpha")
     _require(bool(np.all(a > 1.0)), "alpha", "Rényi orders must be > 1")
-    out = np.asarray(rdp, dtype=float) + L / (a - 1.0)
+    out = validate.array(rdp, "rdp") + L / (a - 1.0)
     return float(out) if out.ndim == 0 else out
 
 
@@ -319,9 +327,9 @@ def balle_epsilon(alpha, rdp, delta):
     As in dp-accounting's ``compute_epsilon``: orders <= 1.01 give +inf (numerically unstable), and
     delta^2 + expm1(-r) > 0 gives 0 (the KL bound delta <= sqrt(1 - exp(-KL)) already suffices).
     """
-    validate_delta(delta)
-    a = np.asarray(alpha, dtype=float)
-    r = np.asarray(rdp, dtype=float)
+    delta = validate_delta(delta)
+    a = validate.array(alpha, "alpha")
+    r = validate.array(rdp, "rdp")
     a, r = np.broadcast_arrays(a, r)
     _require(bool(np.all(a > 1.0)), "alpha", "Rényi orders must be > 1")
     with np.errstate(over="ignore", invalid="ignore"):
@@ -375,7 +383,7 @@ def epsilon_mironov_optimal(rho: float, delta: float) -> EpsilonResult:
     rho = 0 gives eps = 0 (alpha* = inf); rho = inf gives eps = inf.
     """
     L = log_inv_delta(delta)
-    rho = float(rho)
+    rho = validate.real(rho, "rho", allow_inf=True)
     _require(not math.isnan(rho) and rho >= 0.0, "rho", f"RDP slope must be >= 0 (got {rho!r})")
     if rho == math.inf:
         return EpsilonResult(math.inf, float(delta), math.nan, MIRONOV_OPTIMAL, math.inf)
@@ -430,7 +438,7 @@ def account(mechanism: str, n, f, q, sigma_cor2, sigma_ind2, C, T, delta, orders
 def validate_theorem_epsilon(epsilon, delta) -> float:
     """Theorem 4.1 needs eps in (0, log(1/delta)); outside it the theorem says nothing."""
     L = log_inv_delta(delta)
-    e = float(epsilon)
+    e = validate.real(epsilon, "epsilon", allow_inf=True)
     _require(math.isfinite(e) and e > 0.0, "epsilon", f"must be > 0 (got epsilon={epsilon!r})")
     _require(e < L, "epsilon",
              f"Theorem 4.1 needs epsilon < log(1/delta) = {L:.6g} (got epsilon={e:g}, delta={float(delta):g})")
@@ -480,7 +488,7 @@ def noise_shape(mechanism: str, ratio: float | None = None) -> tuple[float, floa
     validate_mechanism(mechanism)
     if mechanism == "ldp":
         return 0.0, 1.0
-    r = (1.0 if mechanism == "secldp" else 0.0) if ratio is None else float(ratio)
+    r = (1.0 if mechanism == "secldp" else 0.0) if ratio is None else validate.real(ratio, "ratio", allow_inf=True)
     _require(not math.isnan(r) and r >= 0.0, "ratio", f"must be >= 0 or inf (got {ratio!r})")
     if math.isinf(r):
         return 1.0, 0.0
@@ -497,7 +505,7 @@ def scale_noise_to_sigma_eff2(target_sigma_eff2: float, mechanism: str, n, f, q,
     _require(unit > 0.0, "ratio",
              f"this noise shape gives no privacy for {mechanism} (sigma_eff^2 = 0; with q = f the server cancels "
              "all correlated noise, so independent noise sigma_ind > 0 is needed)")
-    t = float(target_sigma_eff2) / unit
+    t = validate.real(target_sigma_eff2, "target_sigma_eff2", minimum=0.0) / unit
     return t * shape[0], t * shape[1]
 
 
@@ -506,11 +514,13 @@ def min_sigma_eff2_mironov(target_epsilon, T, delta, C) -> float:
 
     eps* = rho + 2 sqrt(rho L) = target  <=>  sqrt(rho) = sqrt(L + eps) - sqrt(L), rho = 2 C^2 T / sigma_eff^2.
     """
-    e = float(target_epsilon)
+    e = validate.real(target_epsilon, "target_epsilon", allow_inf=True)
     _require(math.isfinite(e) and e > 0.0, "target_epsilon", f"must be > 0 (got {target_epsilon!r})")
     L = log_inv_delta(delta)
     C, T = validate_clip(C), validate_steps(T)
     root = e / (math.sqrt(L + e) + math.sqrt(L))  # = sqrt(L + e) - sqrt(L) without cancellation
+    _require(root * root > 0.0 and math.isfinite(2.0 * C * C * T / (root * root)), "target_epsilon",
+             f"too small: the noise it needs overflows float64 (got target_epsilon={target_epsilon!r})")
     s2 = 2.0 * C * C * T / (root * root)
     while epsilon_mironov_optimal(compose(rdp_slope(s2, C), T), delta).epsilon > e:  # rounding: never exceed
         s2 = math.nextafter(s2, math.inf)
@@ -523,7 +533,7 @@ def min_sigma_eff2_grid(target_epsilon, T, delta, C, orders=OPACUS_ORDERS, rtol:
     eps is non-increasing in sigma_eff^2 at every order, hence on the grid; the returned value is
     the upper end of the final bracket, so it never gives more than the target.
     """
-    e = float(target_epsilon)
+    e = validate.real(target_epsilon, "target_epsilon", allow_inf=True)
     _require(math.isfinite(e) and e > 0.0, "target_epsilon", f"must be > 0 (got {target_epsilon!r})")
     C, T, delta = validate_clip(C), validate_steps(T), validate_delta(delta)
     a = validate_orders(orders)
@@ -582,7 +592,7 @@ def corollary41_noise(n, f, epsilon, T, delta, C, enforce_range: bool = True) ->
     that range anyway (to show what it gives there, spec 7 item 3) instead of refusing.
     """
     n, f, _ = validate_workers(n, f, 0)
-    e = validate_theorem_epsilon(epsilon, delta) if enforce_range else float(epsilon)
+    e = validate_theorem_epsilon(epsilon, delta) if enforce_range else validate.real(epsilon, "epsilon", allow_inf=True)
     _require(math.isfinite(e) and e > 0.0, "epsilon", f"must be > 0 (got epsilon={epsilon!r})")
     return 32.0 * validate_clip(C) ** 2 * validate_steps(T) * log_inv_delta(delta) / (e * e * (n - f))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from analytic.errors import InputError
-from verify.cli_args import parse_int
+from verify.cli_args import parse_int, writable_dir
 
 PROG = "fedverify demo"
 NAMES = ("myopic", "ifca", "hypcluster", "cfl")
@@ -37,6 +37,7 @@ def run(args) -> int:
         raise InputError("NAME", f"unknown demo {args.name!r}; choose one of {', '.join(NAMES)}")
     rounds = parse_int(args.rounds, "rounds", 1)
     seed = parse_int(args.seed, "seed", 0)
+    writable_dir(args.out, "--out")
     out = run_demo(args.name, args.out, animate=args.animate, rounds=rounds, seed=seed)
     print("\n".join(out.lines))
     return 0

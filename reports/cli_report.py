@@ -17,11 +17,25 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    from reports.pdf import build_report
+    import sys
 
+    from reports.pdf import build_report
+    from verify.cli_args import output_file, readable_dir
+    from verify.store import ResultStore
+
+    readable_dir(args.results, "--results")  # every path first: nothing is built for a report that cannot be written
+    output_file(args.out, "--out")
+    if args.typst is not None:
+        output_file(args.typst, "--typst")
     try:
         out = build_report(args.results, out=args.out, paper=args.paper, typst_source=args.typst)
     except ValueError as exc:  # nothing (readable) to report
         raise InputError("results", str(exc)) from None
+    except OSError as exc:  # checked above; this is the file system changing under the build
+        raise InputError("--out", f"cannot write the report ({exc.strerror or exc})") from None
+    _, unreadable = ResultStore(args.results).load_all(args.paper)
+    if unreadable:
+        print(f"fedverify report: warning: {len(unreadable)} stored result(s) unreadable, left out of the report: "
+              + "; ".join(err for _, err in unreadable), file=sys.stderr)
     print(f"wrote {out}")
     return 0

@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from analytic.errors import InputError
-from verify.cli_args import OneLineParser, fail, int_type
+from verify.cli_args import OneLineParser, fail, int_type, output_file, readable_dir, writable_dir
 from verify.engine import DEVICES, FIDELITIES, Context
 
 PROG = "fedverify"
@@ -107,14 +107,41 @@ def cmd_list(args) -> int:
 # -- run ------------------------------------------------------------------------------------
 def _write_json(path: str | None, results) -> None:
     if path:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps([r.to_dict() for r in results], indent=1, allow_nan=True))
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(json.dumps([r.to_dict() for r in results], indent=1, allow_nan=True))
+        except OSError as exc:  # checked up front; this is the path changing under the run
+            raise InputError("--json", f"cannot write {path} ({exc.strerror or exc})") from None
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """An allocation the machine could not serve (numpy's MemoryError, torch's CPU and CUDA allocators)."""
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc)
+    return isinstance(exc, RuntimeError) and ("can't allocate memory" in text or "out of memory" in text.lower())
+
+
+def _allocation(exc: BaseException) -> str:
+    """The size an allocator said it tried, when it said (``you tried to allocate N bytes``)."""
+    import re
+
+    from analytic.validate import format_bytes
+
+    m = re.search(r"allocate (\d+) bytes", str(exc))
+    if m:
+        return f"it tried to allocate {format_bytes(int(m.group(1)))}"
+    m = re.search(r"allocate ([\d.]+ [KMGTPE]?i?B)", str(exc))
+    return f"it tried to allocate {m.group(1)}" if m else "an allocation failed"
 
 
 def cmd_run(args) -> int:
     from verify.registry import select
-    from verify.store import ResultStore
+    from verify.store import ResultStore, UnreadableResult
 
+    writable_dir(args.results, "--results")  # paths first: a bad one must not cost a long run its results
+    if args.json is not None:
+        output_file(args.json, "--json")
     if not args.ids and args.paper is None and not args.all:
         raise InputError("ID", "name check ids, --paper KEY or --all (see 'fedverify list')")
     specs = select(args.ids, paper=args.paper, all_=args.all)
@@ -124,7 +151,7 @@ def cmd_run(args) -> int:
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
         raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
     store = ResultStore(args.results)
-    results, failed = [], []
+    results, failed, too_big = [], [], []
     bar = None
     if not args.quiet and sys.stderr.isatty():
         from tqdm import tqdm
@@ -137,13 +164,24 @@ def cmd_run(args) -> int:
             if bar:
                 bar.set_postfix_str(spec.id)
             check_config = spec.rerun_key(ctx)
+            res = None
             if not args.force and store.is_done(spec.id, check_config):
-                res = store.load(spec.id)
-                say(f"  = {spec.id:<18} {res.verdict.value:<14} (stored; --force reruns)")
-            else:
+                try:
+                    res = store.load(spec.id)
+                    say(f"  = {spec.id:<18} {res.verdict.value:<14} (stored; --force reruns)")
+                except UnreadableResult as exc:  # damaged since it was stored: run it again
+                    say(f"  ~ {exc.param}: unreadable ({exc.reason}); running it again")
+            if res is None:
                 try:
                     res = spec.run(ctx)
                 except Exception as exc:  # the toolkit failed on this check (user input was checked above): go on
+                    if args.replicates is not None and _out_of_memory(exc):  # the user's size, not a bug
+                        too_big.append(spec.id)
+                        say(f"  ! {spec.id:<18} too large for this machine at --replicates {args.replicates} "
+                            f"({_allocation(exc)})")
+                        if bar:
+                            bar.update(1)
+                        continue
                     failed.append(spec.id)
                     say(f"  ! {spec.id:<18} FAILED: {type(exc).__name__}: {exc}")
                     if not args.quiet:
@@ -171,6 +209,10 @@ def cmd_run(args) -> int:
           f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""))
     if failed:
         return 1
+    if too_big:
+        print(f"{PROG} run: error: --replicates: {args.replicates} replicates need more memory than this machine "
+              f"has for {', '.join(too_big)}; choose fewer", file=sys.stderr)
+        return 2
     if args.strict and mismatched:
         print(f"--strict: verdicts differ from expected for {', '.join(mismatched)}", file=sys.stderr)
         return 1
@@ -196,11 +238,12 @@ def cmd_show(args) -> int:
     from verify.result import ERRATUM_FIELDS
     from verify.store import ResultStore
 
+    readable_dir(args.results, "--results")
     get(args.id)  # unknown ids are bad input
     store = ResultStore(args.results)
     if not store.json_path(args.id).exists():
         raise InputError("ID", f"no stored result for {args.id} in {store.root}/; run 'fedverify run {args.id}' first")
-    r = store.load(args.id)
+    r = store.load(args.id)  # an unreadable file: one line naming it (UnreadableResult), exit 2
     if args.json:
         print(store.json_path(args.id).read_text())
         return 0

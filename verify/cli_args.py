@@ -1,5 +1,7 @@
 """What every ``fedverify`` subcommand shares: one-line argument errors, the value parsers, and the
-mapping from a library parameter's name to the flag a user typed.
+mapping from a library parameter's name to the flag a user typed, and the one rule for path arguments
+(:func:`writable_dir`, :func:`readable_dir`, :func:`output_file`), which every subcommand applies to its
+paths before it starts any work.
 
 The library raises :class:`analytic.errors.InputError` naming its *Python* parameter
 (``sigma_cor2``, ``T``); :func:`fail` prints it under the subcommand's flag (``--sigma-cor``,
@@ -9,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+from pathlib import Path
 from typing import Mapping
 
 from analytic.errors import InputError
@@ -80,5 +84,107 @@ def int_type(param: str, minimum: int | None = None):
             return parse_int(text, param, minimum)
         except InputError as exc:
             raise argparse.ArgumentTypeError(f"{exc.param} {exc.message}") from None
+
+    return parse
+
+
+# -- paths: one rule for every subcommand, checked before any work starts ----------------------------------
+def _nearest_existing(path: Path) -> Path:
+    """``path`` itself or its nearest ancestor that exists (a dangling link counts as existing)."""
+    p = path
+    while not os.path.lexists(p) and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _creatable_dir(path: Path, flag: str, shown: str) -> None:
+    """``path`` does not exist: it can be created when its nearest existing ancestor is a writable
+    directory (a file, a broken link or a read-only directory on the way makes that impossible)."""
+    base = _nearest_existing(path)
+    if not base.exists():  # a link to nothing
+        raise InputError(flag, f"cannot create {shown}: {base} is a broken link")
+    if not base.is_dir():
+        raise InputError(flag, f"cannot create {shown}: {base} is a file, not a directory")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise InputError(flag, f"cannot create {shown}: {base} is not writable")
+
+
+def writable_dir(value, flag: str) -> Path:
+    """A directory to write into (``--results``, ``demo --out``): an existing writable directory, or a
+    path that can be created; never a file or a path under a file. InputError naming ``flag``."""
+    text = "" if value is None else str(value)
+    if not text.strip():
+        raise InputError(flag, "expected a directory, got an empty path")
+    path = Path(text).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise InputError(flag, f"{text} is a file, not a directory")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise InputError(flag, f"the directory {text} is not writable")
+        return path
+    _creatable_dir(path, flag, text)
+    return path
+
+
+def readable_dir(value, flag: str) -> Path:
+    """A directory to read stored results from (``show``/``report --results``): absent is allowed
+    (the command then says there is nothing stored), a file or a path under a file is not."""
+    text = "" if value is None else str(value)
+    if not text.strip():
+        raise InputError(flag, "expected a directory, got an empty path")
+    path = Path(text).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise InputError(flag, f"{text} is a file, not a directory")
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise InputError(flag, f"the directory {text} is not readable")
+        return path
+    base = _nearest_existing(path)
+    if base.exists() and not base.is_dir():
+        raise InputError(flag, f"{text} is under {base}, which is a file, not a directory")
+    return path
+
+
+def output_file(value, flag: str, *, create_parents: bool = True) -> Path:
+    """A file to write (``--json``, ``report --out``/``--typst``): not a directory, and its parent an
+    existing writable directory or (``create_parents``) one that can be created."""
+    text = "" if value is None else str(value)
+    if not text.strip():
+        raise InputError(flag, "expected a file name, got an empty path")
+    path = Path(text).expanduser()
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        raise InputError(flag, f"{text} is a directory; name a file")
+    if os.path.lexists(path):
+        if not path.exists():
+            raise InputError(flag, f"{text} is a broken link")
+        if not os.access(path, os.W_OK):
+            raise InputError(flag, f"{text} is not writable")
+    parent = path.parent
+    if parent.exists():
+        if not parent.is_dir():
+            raise InputError(flag, f"cannot write {text}: {parent} is a file, not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise InputError(flag, f"cannot write {text}: the directory {parent} is not writable")
+    elif create_parents:
+        _creatable_dir(parent, flag, f"the directory of {text}")
+    else:
+        base = _nearest_existing(parent)
+        why = "is a file, not a directory" if base.exists() and not base.is_dir() else "does not exist"
+        raise InputError(flag, f"cannot write {text}: {parent if why == 'does not exist' else base} {why}")
+    return path
+
+
+def number_type(param: str, minimum: float | None = None, *, strict: bool = False):
+    """A finite float (``> minimum`` when ``strict``, else ``>=``) as an argparse ``type``: NaN, inf and
+    words are refused in one line naming ``param`` (argparse's own ``type=float`` takes 'nan')."""
+
+    def parse(text: str) -> float:
+        try:
+            value = parse_number(text, param)
+            if minimum is not None and (value <= minimum if strict else value < minimum):
+                raise InputError(param, f"must be {'>' if strict else '>='} {minimum:g}, got {text}")
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(f"{exc.param} {exc.message}") from None
+        return value
 
     return parse

@@ -27,19 +27,24 @@ class ConstantsProblem:
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     compute: Callable[[argparse.Namespace], list[Constant]]
+    #: ``size(args) -> (flag, count)``: the float64 entries of the problem's arrays and the flag
+    #: that grows it, checked against the machine's memory before anything is built (None: not declared)
+    size: Callable[[argparse.Namespace], tuple[str, int]] | None = None
 
 
 PROBLEMS: dict[str, ConstantsProblem] = {}
 
 
-def constants_problem(name: str, help: str, add_arguments: Callable[[argparse.ArgumentParser], None]):
-    """Register ``compute(args) -> list[Constant]`` as ``fedverify constants NAME``."""
+def constants_problem(name: str, help: str, add_arguments: Callable[[argparse.ArgumentParser], None],
+                      size: Callable[[argparse.Namespace], tuple[str, int]] | None = None):
+    """Register ``compute(args) -> list[Constant]`` as ``fedverify constants NAME`` (``size``: see
+    :class:`ConstantsProblem`)."""
 
     def deco(compute):
         old = PROBLEMS.get(name)
         if old is not None and old.compute is not compute:
             raise ValueError(f"constants problem {name!r} registered twice")
-        PROBLEMS[name] = ConstantsProblem(name, help, add_arguments, compute)
+        PROBLEMS[name] = ConstantsProblem(name, help, add_arguments, compute, size)
         return compute
 
     return deco
@@ -76,8 +81,27 @@ def format_constants(problem: str, constants: list[Constant]) -> str:
 
 
 def run(args) -> int:
+    from verify.cli_args import output_file
+
+    if args.json is not None:
+        output_file(args.json, "--json", create_parents=False)
     prob = PROBLEMS[args.problem]
-    constants = prob.compute(args)
+    if prob.size is not None:
+        from analytic.validate import memory
+
+        flag, count = prob.size(args)
+        memory(flag, count, 8, f"the {prob.name} instance's arrays ({count:.3g} float64 entries)")
+    try:
+        constants = prob.compute(args)
+    except (MemoryError, RuntimeError) as exc:  # an allocation the machine refused: the user's sizes
+        from verify.cli import _allocation, _out_of_memory
+
+        if not _out_of_memory(exc):
+            raise
+        given = [a for a in vars(args) if isinstance(getattr(args, a), int) and not isinstance(getattr(args, a), bool)
+                 and a not in ("seed", "f")]
+        raise InputError(", ".join(f"--{a.replace('_', '-')}" for a in given) or "PROBLEM",
+                         f"too large for this machine ({_allocation(exc)}); choose smaller sizes") from None
     print(format_constants(prob.name, constants))
     if args.json:
         doc = {"problem": prob.name, "constants": {c.name: c.as_dict() for c in constants}}

@@ -19,7 +19,7 @@ import math
 
 from analytic import privacy as P
 from analytic.errors import InputError
-from verify.cli_args import parse_int, parse_number
+from verify.cli_args import output_file, parse_int, parse_number
 
 PROG = "fedverify privacy"
 #: the flag of each accountant parameter whose name differs from it (the rest: --name-with-dashes)
@@ -69,6 +69,8 @@ def _noise_std(text, param: str) -> float:
     s = _number(text, param)
     if s < 0:
         raise InputError(param, f"noise standard deviation must be >= 0 (got {text})")
+    if not math.isfinite(s * s):
+        raise InputError(param, f"too large: its square (the variance) overflows float64 (got {text})")
     return s
 
 
@@ -220,6 +222,8 @@ def _json_safe(x):
 
 def run(args) -> int:
     """Run the subcommand; bad input raises InputError (the command line prints one line, exit 2)."""
+    if args.json is not None:
+        output_file(args.json, "--json", create_parents=False)
     inp = _inputs(args)
     rep = calibrate_report(args, inp) if args.target_epsilon is not None else account_report(args, inp)
     print(format_calibrate(rep) if rep["mode"] == "calibrate" else format_account(rep))

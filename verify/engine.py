@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 import torch
 
+from analytic import validate
 from analytic.errors import InputError
 
 Fidelity = Literal["quick", "full"]
@@ -65,13 +66,21 @@ class Context:
     short_replicates: list = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.fidelity not in FIDELITIES:
+        if not isinstance(self.fidelity, str) or self.fidelity not in FIDELITIES:
             raise InputError("fidelity", f"expected quick or full, got {self.fidelity!r}")
-        if self.replicates is not None and (not isinstance(self.replicates, int) or self.replicates < 2):
+        if self.replicates is not None:
             # one run of a random quantity carries no spread, so no verdict could rest on it
-            raise InputError("replicates", f"must be an integer >= 2, got {self.replicates!r}")
-        if not isinstance(self.seed, int) or self.seed < 0:
-            raise InputError("seed", f"must be a non-negative integer, got {self.seed!r}")
+            object.__setattr__(self, "replicates", validate.integer(self.replicates, "replicates", minimum=2))
+            # every random check keeps at least one float64 per replicate (its observed values), so a
+            # count whose 8 bytes each exceed the machine's memory cannot run at all: refuse it up front
+            validate.memory("replicates", self.replicates, 8, f"{self.replicates:.3g} replicates (8 bytes each at least)")
+        object.__setattr__(self, "seed", validate.integer(self.seed, "seed", minimum=0))
+        if not isinstance(self.float32_on_cuda, (bool, np.bool_)):
+            raise InputError("float32_on_cuda", f"expected True or False, got {self.float32_on_cuda!r}")
+        if not isinstance(self.device, str):
+            raise InputError("device", f"expected one of {', '.join(DEVICES)}, got {self.device!r}")
+        if not isinstance(self.check_id, str):
+            raise InputError("check_id", f"expected a string, got {self.check_id!r}")
         resolve_device(self.device)  # validates the name early
 
     # -- derived settings ---------------------------------------------------------------
@@ -125,8 +134,9 @@ class Context:
 
 def log_checkpoints(T: int, num: int = 20, include_zero: bool = False) -> np.ndarray:
     """Log-spaced distinct integer rounds in [1, T] (T always included), for trajectory recording."""
-    if T < 1:
-        raise InputError("T", f"must be >= 1, got {T}")
+    T = validate.integer(T, "T", minimum=1)
+    num = validate.integer(num, "num", minimum=1)
+    validate.memory("num", num, 8, "the checkpoint grid")
     pts = np.unique(np.round(np.logspace(0, math.log10(T), num)).astype(int))
     pts = pts[(pts >= 1) & (pts <= T)]
     if pts[-1] != T:

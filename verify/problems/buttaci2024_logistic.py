@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 
 from analytic.constants import Constant
+from analytic import validate
 from analytic.errors import InputError, require
 from verify.algorithms.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
 from verify.cli_constants import constants_problem
@@ -115,6 +116,9 @@ def sc_lr(generator: torch.Generator, *, sizes=(30, 45, 60, 24, 36, 50, 40, 28, 
           lam: float = 0.1, h: float = 1.0, dtype=torch.float64, device=None) -> LogisticClients:
     """SC-LR: C = len(sizes) clients, d features, lambda = 0.1 (spec 6.0), feature means shifted by h."""
     device = generator.device if device is None else device  # on the generator's device by default
+    validate.real(lam, "lam")  # NaN or inf would reach eigh as a LinAlgError (issue 23)
+    validate.real(h, "h")
+    validate.integer(d, "d", minimum=1)
     sizes_t = torch.as_tensor(sizes, dtype=torch.int64, device=device)
     C, N = sizes_t.numel(), int(sizes_t.max())
     require(C >= 2 and bool((sizes_t >= 1).all()) and lam > 0 and h >= 0, "sizes, lam, h",
@@ -132,9 +136,11 @@ def sc_lr(generator: torch.Generator, *, sizes=(30, 45, 60, 24, 36, 50, 40, 28, 
 
 
 def _add_args(p) -> None:
-    p.add_argument("--h", type=float, default=1.0, help="shift of the clients' feature means (default 1)")
-    p.add_argument("--lam", type=float, default=0.1, help="L2 weight lambda (default 0.1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random instance (default 0)")
+    from verify.cli_args import int_type, number_type
+
+    p.add_argument("--h", type=number_type("--h", 0.0), default=1.0, help="shift of the clients' feature means (default 1)")
+    p.add_argument("--lam", type=number_type("--lam", 0.0, strict=True), default=0.1, help="L2 weight lambda (default 0.1)")
+    p.add_argument("--seed", type=int_type("--seed", 0), default=0, help="seed of the random instance (default 0)")
 
 
 @constants_problem("buttaci2024-logistic", "buttaci2024's SC-LR suite (L2 logistic regression): mu, L, Gamma, S", _add_args)

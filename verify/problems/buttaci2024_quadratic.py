@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from analytic.constants import Constant
+from analytic import validate
 from analytic.errors import InputError, require
 from verify.algorithms.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
 from verify.cli_constants import constants_problem
@@ -128,10 +129,20 @@ def _haar(d: int, generator: torch.Generator, dtype, device) -> torch.Tensor:
     return Q * torch.sign(torch.diagonal(Rm))[None, :]
 
 
+def _finite_settings(*, d, C, noise_var, **reals) -> None:
+    """Sizes are integers and every setting a finite number (a NaN h gave Gamma = nan, issue 23)."""
+    validate.integer(d, "d")
+    validate.integer(C, "C")
+    validate.real(noise_var, "noise_var", minimum=0.0)
+    for name, value in reals.items():
+        validate.real(value, name)
+
+
 def sc_q1(generator: torch.Generator, *, d: int = 5, C: int = 4, mu: float = 0.5, L: float = 2.0,
           noise_var: float = 0.0, dtype=torch.float64, device=None) -> QuadraticClients:
     """SC-Q1: C identical clients, H with spectrum linspace(mu, L, d), a common random centre (Gamma = 0)."""
     device = generator.device if device is None else device  # on the generator's device by default
+    _finite_settings(d=d, C=C, mu=mu, L=L, noise_var=noise_var)
     require(0 < mu <= L and d >= 2 and C >= 2, "mu, L, d, C", "need 0 < mu <= L, d >= 2 and C >= 2")
     Q = _haar(d, generator, dtype, device)
     H = (Q * torch.linspace(mu, L, d, dtype=dtype, device=device)[None, :]) @ Q.T
@@ -145,6 +156,7 @@ def sc_q2(generator: torch.Generator, *, d: int = 4, C: int = 5, mu: float = 0.5
     """SC-Q2: heterogeneous H_i (spectrum mu, L and U(mu, L) inside, Haar eigenvectors) and centres
     c_i = h z_i; :meth:`QuadraticClients.with_centres` rescales them (Gamma scales as h^2)."""
     device = generator.device if device is None else device  # on the generator's device by default
+    _finite_settings(d=d, C=C, mu=mu, L=L, noise_var=noise_var, h=h)
     require(0 < mu <= L and d >= 2 and C >= 2, "mu, L, d, C", "need 0 < mu <= L, d >= 2 and C >= 2")
     if h < 0:
         raise InputError("h", f"must be >= 0, got {h}")
@@ -161,9 +173,11 @@ def sc_q2(generator: torch.Generator, *, d: int = 4, C: int = 5, mu: float = 0.5
 
 def _add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", choices=("q1", "q2"), default="q2", help="SC-Q1 (identical) or SC-Q2 (heterogeneous)")
-    p.add_argument("--h", type=float, default=1.0, help="heterogeneity scale of SC-Q2's centres (default 1)")
-    p.add_argument("--sigma2", type=float, default=0.09, help="gradient noise variance sigma^2 (default 0.09)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random instance (default 0)")
+    from verify.cli_args import int_type, number_type
+
+    p.add_argument("--h", type=number_type("--h", 0.0), default=1.0, help="heterogeneity scale of SC-Q2's centres (default 1)")
+    p.add_argument("--sigma2", type=number_type("--sigma2", 0.0), default=0.09, help="gradient noise variance sigma^2 (default 0.09)")
+    p.add_argument("--seed", type=int_type("--seed", 0), default=0, help="seed of the random instance (default 0)")
 
 
 @constants_problem("buttaci2024-quadratic", "buttaci2024's quadratic suites SC-Q1/SC-Q2: exact L, mu, Gamma, S, sigma^2",

@@ -26,6 +26,7 @@ import torch
 
 from analytic.constants import Constant
 from analytic.constants.clustering import quadratic_constants
+from analytic import validate
 from analytic.errors import InputError, require
 from verify.cli_constants import constants_problem
 from verify.problems.base import ClientProblem, per_replicate
@@ -169,8 +170,8 @@ def clustered_quadratics(
     device: torch.device | str | None = None,
 ) -> ClusteredQuadratics:
     """R independent instances of K clusters of ``n_per_cluster`` clients in R^d (cluster-major order)."""
-    for name, v in (("R", R), ("K", K), ("n_per_cluster", n_per_cluster), ("d", d)):
-        require(int(v) >= 1, name, f"must be >= 1, got {v}")
+    R, K, n_per_cluster, d = (validate.integer(v, name, minimum=1)
+                              for name, v in (("R", R), ("K", K), ("n_per_cluster", n_per_cluster), ("d", d)))
     require(K >= 2, "K", f"clustering needs at least two clusters, got {K}")
     require(Delta >= 0 and sigma >= 0, "Delta, sigma", f"must be >= 0, got Delta={Delta}, sigma={sigma}")
     require(hessian in HESSIANS, "hessian", f"expected one of {HESSIANS}, got {hessian!r}")
@@ -217,7 +218,8 @@ def _flag_error(exc: InputError) -> InputError:
 
 
 @constants_problem("clustered-quadratics", "werner2023's clustered quadratics: K clusters of n clients, optima Delta "
-                   "apart, Hessian spectra in [mu, L] (exact A^2, Delta^2, L, mu)", _builtin_arguments)
+                   "apart, Hessian spectra in [mu, L] (exact A^2, Delta^2, L, mu)", _builtin_arguments,
+                   size=lambda a: ("--n", a.K * a.n * a.d * a.d))  # the K n Hessians, d x d each
 def builtin_constants(args) -> list[Constant]:
     try:
         for name in ("Delta", "mu", "L", "sigma"):

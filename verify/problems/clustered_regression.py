@@ -19,6 +19,7 @@ from functools import cached_property
 
 import torch
 
+from analytic import validate
 from analytic.errors import InputError
 from verify.problems.base import ClientProblem
 
@@ -154,10 +155,9 @@ def paper_synthetic_regression(
     singular: the local problem is underdetermined (the paper says "overdetermined", spec 7 A14),
     while the cluster average is not. x*_k may coincide for two clusters (probability 2^-d per pair).
     """
-    for name, v in (("R", R), ("n_per_cluster", n_per_cluster), ("K", K), ("d", d), ("m", m)):
-        if int(v) < 1:
-            raise InputError(name, f"must be >= 1, got {v}")
-    if scale <= 0:
+    R, n_per_cluster, K, d, m = (validate.integer(v, name, minimum=1) for name, v in
+                                 (("R", R), ("n_per_cluster", n_per_cluster), ("K", K), ("d", d), ("m", m)))
+    if validate.real(scale, "scale") <= 0:
         raise InputError("scale", f"must be > 0, got {scale}")
     N = K * n_per_cluster
     labels = torch.arange(K, device=device).repeat_interleave(n_per_cluster)
@@ -202,7 +202,8 @@ def _register_constants() -> None:
     from verify.cli_constants import constants_problem
 
     @constants_problem("synthetic-regression", "werner2023 section 4.1's synthetic linear regression (K clusters of n "
-                       "clients, m samples in R^d with mean k, no noise): exact L, mu, A^2, Delta^2", _regression_arguments)
+                       "clients, m samples in R^d with mean k, no noise): exact L, mu, A^2, Delta^2", _regression_arguments,
+                       size=lambda a: ("--n", a.K * a.n * (a.m * a.d + a.d * a.d)))  # features and Gram matrices
     def synthetic_regression_constants(args) -> list:
         if not (math.isfinite(args.D2) and args.D2 >= 0):
             raise InputError("--D2", f"must be a finite number >= 0, got {args.D2}")

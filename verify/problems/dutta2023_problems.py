@@ -144,6 +144,11 @@ def _add_arguments(p: argparse.ArgumentParser, rows: int = 100, dim: int = 10) -
     p.add_argument("--seed", type=int_type("--seed", 0), default=0, help="seed of the instance and of the sampling")
 
 
+def _size(args) -> tuple[str, int]:
+    """The N agents' A^i [l, d] and Gram matrices [d, d]: float64 entries checked before building (issue 23)."""
+    return "--N", args.N * (args.l * args.d + args.d * args.d)
+
+
 def composite_report(kind: str, args) -> list[Constant]:
     """The constants of a spec-5.5 instance: L, mu (exact where derivable, else bounds and a sampled estimate),
     the f allowed by condition (9), and 2f-redundancy."""
@@ -206,17 +211,18 @@ def composite_report(kind: str, args) -> list[Constant]:
 
 
 @constants_problem("dutta2023-p1", "dutta2023 problem (11): q^i = ||A^i x - b^i||^2 + sin^2 ||A^i x - b^i|| (convex): "
-                   "L, mu_PL, the f allowed by condition (9), 2f-redundancy", _add_arguments)
+                   "L, mu_PL, the f allowed by condition (9), 2f-redundancy", _add_arguments, size=_size)
 def p1_cli(args) -> list[Constant]:
     return composite_report("p1", args)
 
 
-@constants_problem("dutta2023-p1nc", "the non-convex PL variant of problem (11): phi(r) = r^2 + 3 sin^2 r", _add_arguments)
+@constants_problem("dutta2023-p1nc", "the non-convex PL variant of problem (11): phi(r) = r^2 + 3 sin^2 r", _add_arguments,
+                   size=_size)
 def p1nc_cli(args) -> list[Constant]:
     return composite_report("p1nc", args)
 
 
 @constants_problem("dutta2023-p2", "dutta2023 problem (12): q^i = 1/(1 + exp(-||A^i x - b^i||)) (not smooth, not PL)",
-                   _add_arguments)
+                   _add_arguments, size=_size)
 def p2_cli(args) -> list[Constant]:
     return composite_report("p2", args)

@@ -32,6 +32,7 @@ import torch
 
 from analytic.constants import Constant
 from analytic.constants.smoothness import least_squares_constants
+from analytic import validate
 from analytic.errors import InputError, require
 from analytic.papers.dutta2023 import f_max_condition_9
 from analytic.redundancy import quadratic_redundancy
@@ -321,8 +322,8 @@ def gaussian_agents(N: int, rows: int, dim: int, generator: torch.Generator, *, 
     """One instance (B' = 1) of N agents with A^i [rows x dim] of i.i.d. N(0, 1) entries (spec 5.5), or with
     orthonormal columns (``isotropic``: A^{iT} A^i = I exactly), x° ~ N(0, I) and b^i = A^i x° + eps^i with
     eps^i ~ N(0, label_noise^2 I). Returns (agents, x°)."""
-    require(N >= 1 and rows >= 1 and dim >= 1, "N", f"need N, rows, dim >= 1, got {N}, {rows}, {dim}")
-    require(label_noise >= 0, "label_noise", f"must be >= 0, got {label_noise}")
+    N, rows, dim = (validate.integer(v, name, minimum=1) for name, v in (("N", N), ("rows", rows), ("dim", dim)))
+    validate.real(label_noise, "label_noise", minimum=0.0)
     x0 = torch.randn(dim, generator=generator, dtype=dtype, device=device)
     if isotropic:
         require(rows >= dim, "rows", f"orthonormal columns need rows >= dim, got {rows} < {dim}")

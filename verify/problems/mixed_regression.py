@@ -27,6 +27,7 @@ from functools import cached_property
 
 import torch
 
+from analytic import validate
 from analytic.errors import InputError, require
 
 CENTRES = ("random", "orthogonal")
@@ -308,7 +309,7 @@ def planted_model(R: int, k: int, d: int, generator: torch.Generator, *, Delta: 
                   beta: float = 1.5, features: str = "gaussian", dtype=torch.float64, device="cpu") -> MixtureModel:
     """The mixture model of spec 1.6 for R replicates (defaults: uniform p, Sigma_j = I, sigma = 0.1 Delta;
     ``covariance="heterogeneous"``: diagonal Sigma_j with entries in [alpha, beta], both attained)."""
-    require(sigma >= 0, "sigma", f"must be >= 0, got {sigma}")
+    sigma = validate.real(sigma, "sigma", minimum=0.0)
     require(features in FEATURES, "features", f"expected one of {FEATURES}, got {features!r}")
     p = torch.full((k,), 1.0 / k, dtype=dtype) if p is None else torch.as_tensor(p, dtype=dtype)
     p = p.to(device)
@@ -346,6 +347,12 @@ def tiny_client_sizes(N: int, f: float, a: float, generator: torch.Generator, *,
 
 
 def effective_clients(sizes) -> float:
-    """M_eff = N^2 / sum_i n_i^2 (spec 1.4, [derived]: equals M / (chi^2(n) + 1))."""
+    """M_eff = N^2 / sum_i n_i^2 (spec 1.4, [derived]: equals M / (chi^2(n) + 1)).
+
+    ``sizes``: a non-empty list of finite client sizes n_i >= 0, not all zero (else InputError).
+    """
+    validate.weights(sizes, "sizes")
     n = torch.as_tensor(sizes, dtype=torch.float64)
-    return float(n.sum() ** 2 / (n**2).sum())
+    m_eff = float(n.sum() ** 2 / (n**2).sum())
+    require(math.isfinite(m_eff), "sizes", "too large: N^2 or sum_i n_i^2 overflows float64")
+    return m_eff

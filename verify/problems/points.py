@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from analytic import validate
 from analytic.errors import InputError
 
 
@@ -57,6 +58,8 @@ class ClusteredPoints:
 
 def planted_means(K: int, d: int, Delta: float, dtype=torch.float64, device="cpu") -> torch.Tensor:
     """K means at pairwise distance exactly Delta (scaled standard basis vectors)."""
+    K, d = validate.integer(K, "K", minimum=1), validate.integer(d, "d", minimum=1)
+    Delta = validate.real(Delta, "Delta", minimum=0.0)
     if d < K:
         raise InputError("d", f"need d >= K for exactly separated means, got d={d}, K={K}")
     return torch.eye(K, d, dtype=dtype, device=device) * (Delta / math.sqrt(2.0))
@@ -66,11 +69,11 @@ def clustered_points(
     R: int, K: int, n: int, d: int, sigma: float, Delta: float, gen: torch.Generator, dtype=torch.float64
 ) -> ClusteredPoints:
     """Gaussian clusters with total variance sigma^2 and separation Delta, batched over R replicates."""
-    for name, v in (("R", R), ("K", K), ("n", n), ("d", d)):
-        if v < 1:
-            raise InputError(name, f"must be >= 1, got {v}")
-    if sigma < 0 or Delta < 0:
-        raise InputError("sigma, Delta", f"must be >= 0, got sigma={sigma}, Delta={Delta}")
+    R, K, n, d = (validate.integer(v, name, minimum=1) for name, v in (("R", R), ("K", K), ("n", n), ("d", d)))
+    sigma = validate.real(sigma, "sigma", minimum=0.0)
+    Delta = validate.real(Delta, "Delta", minimum=0.0)
+    validate.memory("R", R * K * n * d, torch.empty((), dtype=dtype).element_size(),
+                    f"the points [R={R}, K*n={K * n}, d={d}]")
     device = gen.device
     means = planted_means(K, d, Delta, dtype, device)
     labels = torch.arange(K, device=device).repeat_interleave(n)
