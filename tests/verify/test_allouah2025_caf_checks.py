@@ -87,6 +87,23 @@ def test_c13_finds_the_stall_and_the_repair():
     assert r.observed["printed_at_cap"] > 0 and r.observed["repaired_iterations_max"] <= 20
     w = np.asarray(r.observed["example"]["printed_weight_sum"])
     assert w[0] == 10.0 and w[-1] > 4.0  # n = 10, f = 3: still above n - 2f
+    assert r.finding.kind == "erratum" and not r.finding.missing()
+    wit = r.predicted["exact_witness"]
+    assert wit["printed_all_above_floor"] and wit["repaired_iterations"] == 2
+    assert wit["printed_sums_exact"][0] == "59397/39601"  # x = (0, 1, 100), f = 1: exact after the first iteration
+    assert 2 < wit["printed_iterations_lower_bound"] <= wit["printed_iterations_float64"]
+
+
+def test_exact_caf_loop_agrees_with_the_float_implementation():
+    from fractions import Fraction
+
+    xs = (Fraction(-3, 2), 0, Fraction(1, 3), 2, 9)
+    X = torch.tensor([[[float(v)] for v in xs]], dtype=torch.float64)
+    for max_over in ("all", "positive"):
+        exact = K.caf_weight_sums_1d(xs, 2, 8, max_over)
+        _, trace = caf_filter(X, 2, max_over=max_over, max_iter=len(exact))
+        got = trace.weight_sum[0].cpu().numpy()[1: len(exact) + 1]
+        assert np.allclose(got, [float(v) for v in exact], rtol=1e-12), max_over
 
 
 def test_c15_trimmed_mean_tracks_the_trace():

@@ -46,7 +46,7 @@ from verify.problems.allouah2025_inputs import (
     subsets_spread,
 )
 from verify.registry import check, register_paper, result_for
-from verify.result import Assumption, Claim, Result, remark
+from verify.result import Assumption, Claim, Result, erratum, remark
 
 register_paper(A.PAPER)
 
@@ -240,6 +240,64 @@ def _termination_inputs(ctx: Context, R: int) -> list[tuple[str, InputBatch]]:
     return out
 
 
+def caf_weight_sums_1d(xs, f: int, iterations: int, max_over: str = "all") -> list:
+    """Algorithm 2's loop in exact rational arithmetic on scalar inputs ``xs`` (d = 1: the top eigenvector is +-1
+    and tau_i = (x_i - mu_c)^2, so every quantity is rational): the weight sums sum_i c_i after each iteration
+    (at most ``iterations``; the loop stops once sum c <= n - 2f), with tau_max over all j (line 10 as printed)
+    or over the points of positive weight (``max_over="positive"``, the repair)."""
+    from fractions import Fraction
+
+    x = [Fraction(v) for v in xs]
+    c = [Fraction(1)] * len(x)
+    floor = len(x) - 2 * f
+    sums = []
+    for _ in range(iterations):
+        if sum(c) <= floor:
+            break
+        s = sum(c)
+        mu = sum(ci * xi for ci, xi in zip(c, x)) / s
+        tau = [(xi - mu) ** 2 for xi in x]
+        tmax = max(t for t, ci in zip(tau, c) if max_over == "all" or ci > 0)
+        if tmax == 0:
+            break
+        c = [max(Fraction(0), ci * (1 - t / tmax)) for ci, t in zip(c, tau)]
+        sums.append(sum(c))
+    return sums
+
+
+def _c13_exact_witness(xs=(0, 1, 100), f: int = 1, exact_iterations: int = 6) -> dict:
+    """The smallest instance (n = 3, f = 1, d = 1: honest 0 and 1, one outlier at 100) in exact arithmetic: the
+    printed loop's weight sums for ``exact_iterations`` iterations, the repaired loop's, a rigorous lower bound on
+    the printed loop's iteration count, and the float64 count of the same scalar loop."""
+    import math
+    from fractions import Fraction
+
+    printed = caf_weight_sums_1d(xs, f, exact_iterations, "all")
+    repaired = caf_weight_sums_1d(xs, f, 2 * f + 1, "positive")
+    floor = len(xs) - 2 * f
+    # after iteration 1 the outlier has weight 0 and the honest weights' mean mu lies in [0, 1]: tau_i <= 1 for the
+    # honest points while tau_max >= (100 - 1)^2 (the outlier), so every later iteration keeps at least the factor
+    # 1 - 1/99^2 of each honest weight: the sum stays above n - 2f for j more iterations while S_1 (1 - 1/99^2)^j > 1
+    shrink = Fraction(1, 99**2)
+    s1 = printed[0]
+    more = math.floor(math.log(float(s1) / floor) / -math.log1p(-float(shrink)))
+    x = [float(v) for v in xs]
+    c, count = [1.0] * len(x), 0
+    while sum(c) > floor and count < 10**6:
+        s = sum(c)
+        mu = sum(ci * xi for ci, xi in zip(c, x)) / s
+        tau = [(xi - mu) ** 2 for xi in x]
+        tmax = max(tau)
+        c = [max(0.0, ci * (1 - t / tmax)) for ci, t in zip(c, tau)]
+        count += 1
+    return {"inputs": list(xs), "f": f, "n_minus_2f": floor,
+            "printed_sums_exact": [str(v) if len(str(v)) < 60 else f"{float(v):.15f} (exact fraction, "
+                                   f"{len(str(v.denominator))}-digit denominator)" for v in printed],
+            "printed_sums": [float(v) for v in printed], "printed_all_above_floor": all(v > floor for v in printed),
+            "repaired_sums": [float(v) for v in repaired], "repaired_iterations": len(repaired),
+            "printed_iterations_lower_bound": 1 + more, "printed_iterations_float64": count}
+
+
 @check("allouah2025.c13", "Algorithm 2 as printed (max over all j) terminates within 2f iterations", "erratum", "violated")
 def c13_termination(ctx: Context, *, printed: dict | None = None, cap: int | None = None) -> Result:
     """Spec C13 and 7.6: the printed loop (tau_max over all j, ``printed`` options, default
@@ -279,12 +337,34 @@ def c13_termination(ctx: Context, *, printed: dict | None = None, cap: int | Non
     k_lit = np.arange(np.sum(np.isfinite(w_lit)))
     k_fix = np.arange(np.sum(np.isfinite(w_fix)))
     shown = k_lit[: min(k_lit.size, 300)]
-    finding = (f"Erratum (spec 2.4, 7.6): with the printed line tau_max = max over all j in [n], the loop exceeded the "
-               f"claimed 2f iterations on {over} of {lit_iters.size} inputs and was still running at the cap of {cap} "
-               f"iterations on {int(np.sum(lit_iters >= cap))} (a CafIterationCapWarning was issued {n_warn} times): "
-               "points already at weight 0 keep tau_max large and the other weights barely shrink. Taking the max over "
-               f"positive-weight points only, the loop stopped within 2f iterations on every input (at most "
-               f"{int(fix_iters.max())}). ByzFL 0.0.11's CAF uses the printed max and has no cap.") if not verdict.passed else ""
+    wit = _c13_exact_witness()
+    finding = erratum(
+        f"Algorithm 2 as printed (tau_max over all j in [n]) does not terminate within 2f iterations: it ran past 2f on "
+        f"{over} of {lit_iters.size} inputs; the repaired loop (max over positive weights) never did.",
+        paper_says=("Algorithm 2, line 10 (paper line 125): 'Update weight c_i <- c_i (1 - tau_i / max_{j in [n]} tau_j)'; "
+                    "Appendix B, proof of Proposition 4.1 (paper line 459): 'Algorithm 2 terminates after at most 2f "
+                    "iterations. Indeed, at each iteration, at least one weight c_i, i in [n], becomes zero - this is true "
+                    "for any i in argmax_{j in [n]} <v_c, x_j - mu_c>^2'."),
+        correction=("Take tau_max over the points of positive weight, max_{j : c_j > 0} tau_j: then each iteration zeroes "
+                    "the weight of a point still in play and the loop stops within 2f iterations, as the proof argues. "
+                    "With the printed max, a point already at weight 0 (a far outlier) keeps tau_max large and the other "
+                    "weights barely shrink."),
+        witness=(f"Smallest instance n = 3, f = 1, d = 1, x = (0, 1, 100): the printed loop's weight sums after iterations "
+                 f"1..{len(wit['printed_sums'])} are {', '.join(f'{v:.6f}' for v in wit['printed_sums'])}, all above "
+                 f"n - 2f = 1, so it runs past 2f = 2 iterations (float64: {wit['printed_iterations_float64']} iterations); "
+                 f"the repaired loop stops after {wit['repaired_iterations']} (sums "
+                 f"{', '.join(f'{v:.6f}' for v in wit['repaired_sums'])}). In the suite: past 2f on {over} of "
+                 f"{lit_iters.size} inputs, {int(np.sum(lit_iters >= cap))} still running at the cap of {cap} "
+                 f"(CafIterationCapWarning {n_warn} times); the repaired loop at most {int(fix_iters.max())}. "
+                 "ByzFL 0.0.11's CAF uses the printed max and has no cap."),
+        second_argument=(f"Exact rational arithmetic on the witness (d = 1, so the eigenvector is +-1 and every tau_i is "
+                         f"rational): the printed loop's sums are exactly {'; '.join(wit['printed_sums_exact'][:2])}; ... > 1 "
+                         f"for the {len(wit['printed_sums'])} iterations computed. Closed-form bound: after iteration 1 the "
+                         "outlier has weight 0 and the weighted mean lies in [0, 1], so tau_i <= 1 for the honest points "
+                         "while tau_max >= 99^2; each later iteration keeps at least the factor 1 - 1/99^2 of every honest "
+                         f"weight, hence the printed loop runs at least {wit['printed_iterations_lower_bound']} iterations "
+                         "(S_1 (1 - 1/99^2)^j > 1), against the 2f = 2 the proof claims."),
+    ) if not verdict.passed else ""
     return result_for(
         ctx, Claim("Algorithm 2 (CAF) as printed, with tau_max = max_{j in [n]} tau_j, terminates: each iteration zeroes "
                    "at least one weight, so the while-loop runs at most 2f times.",
@@ -297,7 +377,7 @@ def c13_termination(ctx: Context, *, printed: dict | None = None, cap: int | Non
                   "repaired_iterations_max": int(fix_iters.max()), "replicates_per_input": R,
                   "example": {"inputs": label, "printed_weight_sum": w_lit[np.isfinite(w_lit)][:50],
                               "repaired_weight_sum": w_fix[np.isfinite(w_fix)]}},
-        predicted={"iterations_at_most": "2f", "printed": printed},
+        predicted={"iterations_at_most": "2f", "printed": printed, "exact_witness": wit},
         fit={"printed_vs_2f": info},
         explanation=((f"The printed loop ran past 2f iterations on {over} of {lit_iters.size} inputs (up to "
                       f"{int(lit_iters.max())}, cap {cap}), so its termination claim fails as printed; with far outliers the "
