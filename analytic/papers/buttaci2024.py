@@ -86,6 +86,14 @@ KAPPA_B3 = _bound(
     "buttaci2024, Appendix B, Lemma 3 (eqs. 122-123)",
     "kappa_(B 3) = 1 - 1/beta + 1/beta (1 - beta mu gamma)^E")
 
+#: Lemma B3 in the paper's words (Appendix B, Lemma 3, eqs. 122-123, paper lines 823-835).
+LEMMA_B3_TEXT = (
+    "Lemma 3 (Appendix B, paper lines 823-835): 'Assume gamma_t <= min{1/(2L), 1/(beta mu)} (122) and 1 to 4 hold, then "
+    "the progress in one global round satisfies E||wbar_{t+1,0} - w*||^2 <= kappa E||wbar_{t,0} - w*||^2 + A (123), where "
+    "kappa = 1 - 1/beta + (1/beta)(1 - beta mu gamma_t)^E <= 1 - mu gamma_t, and A = 8 gamma_t^2 E^3 G^2 [4 + (1-beta)^2 "
+    "+ 1{t>=1} 8 gamma_{t-1}^2 (1-beta)^2/(gamma_t^2 beta^2)] + mu gamma_t^3 beta (1-beta) E^3 G^2 + gamma_t^2 E S sigma^2 "
+    "+ 6 gamma_t^2 L E Gamma'.")
+
 KAPPA_THM1_TIGHT = _bound(
     "Theorem 1 factor before mu <= L", 1 - mu / (3 * alpha + 2 * L + mu), "upper",
     "At gamma = 1/(2E(L+alpha)) the proof of Theorem 1 bounds Lemma A3's kappa by 1 - mu/(3 alpha + 2L + mu).",

@@ -30,7 +30,10 @@ def _replace(level_method: tuple, expr) -> dict:
 def test_every_spec_claim_has_a_check():
     reg = load_all()
     assert [i for i in IDS if i not in reg] == []
-    assert {reg[i].kind for i in ("buttaci2024.c08", "buttaci2024.c16", "buttaci2024.x02")} == {"erratum"}
+    assert reg["buttaci2024.c08"].kind == "erratum"
+    # Lemma B3 as printed (with its additive term A) holds, vacuously, at its largest admissible step
+    assert {reg[i].kind for i in ("buttaci2024.c16", "buttaci2024.x02")} == {"bound"}
+    assert {str(reg[i].expected) for i in ("buttaci2024.c16", "buttaci2024.x02")} == {"holds"}
 
 
 class TestC01(CheckContract):
@@ -126,8 +129,7 @@ class WrongCorollary(B.Corollary1):
 
 class TestC16(CheckContract):
     check = K.c16_stability
-    planted = {"gamma": 1.0 / (2 * 2.0 * 20)}  # the theorem's step 1/(2LE): no divergence, no erratum
-    planted_verdict = "holds"
+    planted = {"additive": None}  # Lemma B3 without its additive term A (our former reading): violated at beta = 0.1
 
 
 class TestC17(CheckContract):
@@ -167,9 +169,17 @@ class TestX01(CheckContract):
 
 class TestX02(CheckContract):
     check = P.x02_pep_lemma_b3_step
-    planted = {"factor": Bound("kappa_B3 + 10", B.KAPPA_B3.expr + 10, "upper")}  # a factor above every worst case
-    planted_verdict = "holds"
+    planted = {"additive": None}  # Lemma B3 without its additive term A (our former reading): violated at beta = 0.1
     determinism_overrides = {"betas": (0.1,)}
+
+
+def test_x02_the_additive_floor_is_what_lemma_b3_gives_at_g2_mu2():
+    # A at t = 0, Gamma = sigma = 0: 8 gamma^2 E^3 G^2 (4 + (1-beta)^2) + mu gamma^3 beta (1-beta) E^3 G^2, G^2 = mu^2
+    mu, L, E, b = 0.25, 1.0, 5, 0.1
+    g = 1 / (2 * L)
+    expected = 8 * g**2 * E**3 * mu**2 * (4 + (1 - b) ** 2) + mu * g**3 * b * (1 - b) * E**3 * mu**2
+    assert P.additive_floor(B.A_B3, mu=mu, L=L, gamma=g, E=E, beta=b) == pytest.approx(expected, rel=1e-12)
+    assert expected > 75  # the issue's "A >= 75 D_t"
 
 
 # -- the numbers the spec and the issue ask for ------------------------------------------------------------
@@ -187,6 +197,9 @@ def test_x02_certifies_divergence_at_lemma_b3s_step():
     r = run_quick("buttaci2024.x02")
     row = r.observed["rows"][0]
     assert row["beta"] == 0.1 and row["diverges"] and row["worst_case"] == pytest.approx(1.5931, rel=1e-3)
+    # the lemma as printed holds (vacuously): kappa + A/D_0 >= 75 against the worst case 1.59
+    assert r.verdict == Verdict.HOLDS and row["lemma_bound"] > 75 and row["vacuity_factor"] > 40
+    assert "Lemma 3 (Appendix B" in r.claim.text and r.finding.kind == "remark"
 
 
 def test_c08_sympy_limits_and_the_three_predicted_speedups():
@@ -215,6 +228,11 @@ def test_c05_and_c16_numbers_from_the_spec():
     assert np.asarray(r.observed["r_ours_L"]) == pytest.approx([-5.415, -0.994, -0.111], abs=2e-3)
     assert np.asarray(r.predicted["kappa_B3"]) == pytest.approx([-1.224, -0.450, -0.009], abs=2e-3)
     assert r.observed["rho_sc_q2"][0] > 1 and r.observed["sufficient_condition_failures"] == 0
+    # the lemma as printed holds, and vacuously: A_t >= 6e4 D_t at gamma = 1/(2L), E = 20
+    assert r.verdict == Verdict.HOLDS and r.observed["violations"] == 0
+    assert r.observed["min_A_over_D_largest_step"] > 6e4 and r.observed["theorem_step_rho2_le_kappa"]
+    assert "Lemma 3 (Appendix B" in r.claim.text and "+ A (123)" in r.claim.text
+    assert r.finding.kind == "remark" and "vacuously" in r.finding.summary
 
 
 def test_c03_reports_that_the_floors_do_not_reduce():
