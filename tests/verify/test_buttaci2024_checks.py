@@ -216,6 +216,22 @@ def test_c08_sympy_limits_and_the_three_predicted_speedups():
     assert r.observed["supported_limit"] == "1" and sp.sympify(r.predicted["claimed_limit"], locals={"beta": B.beta}) == 3 / (B.beta + 2)
     assert np.all(np.asarray(r.observed["supported_speedup_at_experiment"]) < 1.0001)
     assert r.predicted["claimed_speedup_at_experiment"][0] == pytest.approx(1.2, abs=1e-3)
+    # the complete erratum, with its regime and an exact second argument
+    assert r.finding.kind == "erratum" and not r.finding.missing() and "mu << L" in r.finding.summary
+    assert r.observed["exact"]["gap_ratio"] == "40002/40001" and r.observed["exact"]["holds_exactly"]
+    # at mu = L the relaxation is an equality: (a) and (b) coincide, so the artifact is a mu << L statement
+    last = r.observed["regime_table"][-1]
+    assert last["mu_over_L"] == 1.0 and last["supported"] == pytest.approx(last["claimed"], rel=1e-9)
+
+
+def test_exact_lemma_speedup_comparison_can_fail():
+    from fractions import Fraction
+
+    ok = B.lemma_speedup_below_exact("0.0001", "0.5", 10, "1.001")
+    assert ok["below"] and ok["gap_ratio"] == Fraction(40002, 40001)
+    # near mu = L the lemma-level speedup is about 1.156 at E = 10: below 6/5, not below 1.1
+    assert B.lemma_speedup_below_exact("0.99", "0.5", 10, "1.2")["below"]
+    assert not B.lemma_speedup_below_exact("0.99", "0.5", 10, "1.1")["below"]
 
 
 def test_c09_is_the_chapter_figure_and_orders_the_methods():

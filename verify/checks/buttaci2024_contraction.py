@@ -316,22 +316,32 @@ def c07_relaxation_chain(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(
 # C8: the predicted speedup (sympy audit): a relaxation artifact
 # =====================================================================================================
 C8_CLAIM = Claim(
-    "Section 5, eq. (9), and the abstract: the perturbed method achieves a quantifiable speedup of the contraction "
-    "factor over FedAvg, 1 - mu/((beta+2)L) against 1 - mu/(3L), i.e. about 3/(beta+2) times FedAvg's per-round "
-    "progress (1.2, 1.11 and 1.03 for beta = 0.5, 0.7, 0.9).",
-    r"\frac{\log(1-\mu/((\beta+2)L))}{\log(1-\mu/(3L))}\to\frac{3}{\beta+2}\quad(\mu/L\to0)",
-    "buttaci2024, Section 5, eq. (9); Theorems 1 and 3; abstract",
-    "log(1 - mu/((beta+2)L)) / log(1 - mu/(3L)) -> 3/(beta+2)")
+    "In the experiments' regime mu << L (mu = lambda = 1e-4 and L >= 1, so mu/L <= 1e-4), the analysis supports the "
+    "speedup of the perturbed method over FedAvg that eq. (9) displays: the abstract (paper line 13) says 'our procedure "
+    "... achieves a quantifiable speedup concerning the exponential contraction factor in the strongly convex case "
+    "compared with popular algorithms FedAvg and FedProx'; eq. (9) (Section 5, line 257) compares (1 - mu/((beta+2)L))^t "
+    "with (1 - mu/(3L))^t, i.e. about 3/(beta+2) times FedAvg's per-round progress (1.2, 1.11 and 1.03 for beta = 0.5, "
+    "0.7, 0.9); and line 314 says 'our algorithm has a faster contraction factor than FedAvg ... for comparable step "
+    "sizes, which explains why it accelerates as we increase the perturbation by decreasing beta'.",
+    r"\frac{\log(1-\mu/((\beta+2)L))}{\log(1-\mu/(3L))}\approx\frac{3}{\beta+2}\ \text{vs}\ "
+    r"\frac{2L+\mu}{2L+\beta\mu}\approx1\quad(\mu/L\le10^{-4})",
+    "buttaci2024, abstract (line 13); Section 5, eq. (9) (line 257); Section 6 (line 314); Theorems 1 and 3",
+    "log(1 - mu/((beta+2)L)) / log(1 - mu/(3L)) approx 3/(beta+2) \"vs\" (2L + mu)/(2L + beta mu) approx 1 "
+    "quad (mu/L <= 10^(-4))")
 
 
-@check("buttaci2024.c08", "The speedup 3/(beta+2) of eq. (9) is an artifact of mu <= L: the proofs' factors give -> 1",
-       "erratum", "violated")
+@check("buttaci2024.c08", "For mu << L (the experiments' mu/L <= 1e-4) the speedup 3/(beta+2) of eq. (9) is an artifact "
+       "of mu <= L: the proofs' factors support at most 1.00003", "erratum", "violated")
 def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B.SPEEDUP_TIGHT,
                          betas=(0.5, 0.7, 0.9), experiment_mu_over_L: float = 1e-4, E: int = 10,
-                         rtol: float = 0.01) -> Result:
-    """Spec C8 and the issue's sympy audit: derive the limits of (a) the theorem-level speedup, (b) the speedup
-    from the proofs' factors before mu <= L and (2L + mu)/(2L + beta mu), as mu/L -> 0; compare (b) with (a) at
-    the experiments' regime mu/L = 1e-4 (tolerance 1%); report (c) the lemma-level speedup at E = 10."""
+                         rtol: float = 0.01, regime=(1e-4, 1e-2, 0.25, 0.9, 1.0)) -> Result:
+    """Eq. (9) against the proofs' own factors, in the experiments' regime: derive the limits as mu/L -> 0 of
+    (a) the theorem-level speedup log(1 - mu/((beta+2)L))/log(1 - mu/(3L)) and (b) the one from the factors the
+    proofs reach before the relaxation mu <= L, log(1 - mu/(beta mu + 2L))/log(1 - mu/(2L + mu)) (sympy); compare
+    (b) with (a) at the experiments' mu/L = 1e-4 (tolerance 1%): the verdict. Report (c) the lemma-level speedup
+    log kappa_B3/log kappa_avg at E = 10 and all three across ``regime`` (mu/L): (a) and (b) meet at mu = L (the
+    relaxation is then an equality), so the artifact is a statement about mu << L only. The second argument is
+    exact rational arithmetic at mu/L = 1/10^4, beta = 1/2, E = 10 (:func:`B.lemma_speedup_below_exact`)."""
     audit = B.speedup_audit()
     x = np.logspace(-4, 0, 41)
     a = {b: claimed(x=x, beta=b) for b in betas}
@@ -346,6 +356,9 @@ def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B
                  and sp.simplify(audit["gap_ratio_first_order"] - first_order) == 0)
     lim_claimed = sp.limit(claimed.expr, B.x_ratio, 0)
     lim_supported = sp.limit(supported.expr, B.x_ratio, 0)
+    table = [{"mu_over_L": r, "claimed": float(claimed(x=r, beta=betas[0])), "supported": float(supported(x=r, beta=betas[0])),
+              "lemma_E": float(B.lemma_speedup(r, 1.0, betas[0], E))} for r in regime]
+    exact = B.lemma_speedup_below_exact(str(experiment_mu_over_L), str(betas[0]), E, "1.001")
     assumptions = [Assumption("sympy derives the limits of the paper module's formulas", bool(limits_ok), None, "exact",
                               f"theorem ratio -> {audit['theorem_limit']}, tight ratio -> {audit['tight_limit']}, "
                               f"(2L+mu)/(2L+beta mu) = {audit['gap_ratio_first_order']} + O(x^2)")]
@@ -355,10 +368,16 @@ def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B
                    figspec.line(f"(b) before mu <= L, beta={b:g}", x, s[b], "observed"),
                    figspec.line(f"(c) lemma level E={E}, beta={b:g}", x, c[b], "observed"),
                    figspec.line(f"3/(beta+2) = {3 / (b + 2):.3f}", x, 3 / (b + 2), "reference")]
+    verdict = apply_assumptions(verdict, assumptions)
+    regime_text = "; ".join(f"mu/L = {t['mu_over_L']:g}: (a) {t['claimed']:.4f}, (b) {t['supported']:.5f}, "
+                            f"(c) {t['lemma_E']:.5f}" for t in table)
     return result_for(
-        ctx, C8_CLAIM, apply_assumptions(verdict, assumptions),
+        ctx, C8_CLAIM, verdict,
         observed={"betas": list(betas), "supported_speedup_at_experiment": at_s, "lemma_speedup_at_experiment": at_c,
-                  "supported_limit": str(lim_supported), "gap_ratio_first_order": str(audit["gap_ratio_first_order"])},
+                  "supported_limit": str(lim_supported), "gap_ratio_first_order": str(audit["gap_ratio_first_order"]),
+                  "regime_table_beta": betas[0], "regime_table": table,
+                  "exact": {"gap_ratio": str(exact["gap_ratio"]), "lemma_speedup_below": str(exact["bound"]),
+                            "holds_exactly": bool(exact["below"]), "integer_bits": exact["bits"]}},
         predicted={"claimed_speedup_at_experiment": at_a, "claimed_limit": str(lim_claimed),
                    "mu_over_L": experiment_mu_over_L},
         fit=info,
@@ -366,12 +385,40 @@ def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B
                      f"speedup the proofs reach before relaxing with mu <= L. At mu/L = {experiment_mu_over_L:g} (the "
                      f"experiments' lambda = 1e-4 with L >= 1) the supported speedup is {', '.join(f'{v:.6f}' for v in at_s)} "
                      f"against the claimed {', '.join(f'{v:.3f}' for v in at_a)} for beta = "
-                     f"{', '.join(f'{b:g}' for b in betas)}; the lemma level gives {', '.join(f'{v:.6f}' for v in at_c)}."),
+                     f"{', '.join(f'{b:g}' for b in betas)}; the lemma level gives {', '.join(f'{v:.6f}' for v in at_c)}. "
+                     f"The artifact is a statement about mu << L: for beta = {betas[0]:g}, {regime_text} ((a) and (b) "
+                     "coincide at mu = L, where mu <= L is an equality)."),
         assumptions=assumptions,
-        finding=(f"Erratum (spec 7 item 5): the speedup 3/(beta+2) of eq. (9) comes from relaxing 1 - mu/(beta mu + 2L) and "
-                 f"1 - mu/(2L + mu) with mu <= L; before that step the ratio is (2L + mu)/(2L + beta mu) = "
-                 f"1 + (1 - beta)(mu/L)/2 + O((mu/L)^2) -> 1 (derived with sympy). At the experiments' mu/L <= 1e-4 the analysis "
-                 f"supports a speedup of at most {at_s.max():.6f}, not {at_a.max():.3f}, so it cannot explain 30 rounds."),
+        finding=erratum(
+            f"For mu << L (the experiments' mu/L <= 1e-4) the speedup 3/(beta+2) that eq. (9) displays is an artifact of "
+            f"relaxing the two proofs' factors unequally with mu <= L: the proofs' own factors support a speedup of at "
+            f"most {at_s.max():.6f} there, not {at_a.max():.3f}, so they cannot explain the 30-round acceleration.",
+            paper_says=("Abstract (line 13): 'our procedure, due to a suitably introduced adaptation in the update rule, "
+                        "achieves a quantifiable speedup concerning the exponential contraction factor in the strongly "
+                        "convex case compared with popular algorithms FedAvg and FedProx'; Section 5, eq. (9) (line 257): "
+                        "(1 - mu/((beta+2)L))^t [Ours] <= (1 - mu/(3L))^t [FedAvg] <= (1 - mu/(3(alpha+L)))^t [FedProx]; "
+                        "Section 6 (line 314): 'our algorithm has a faster contraction factor than FedAvg (alpha = 0) or "
+                        "FedProx (alpha > 0) for comparable step sizes, which explains why it accelerates as we increase "
+                        "the perturbation by decreasing beta'."),
+            correction=("Eq. (9) is a true inequality between upper bounds, but its gap comes from the last step of the "
+                        "proofs of Theorems 1 and 3: before using mu <= L they reach 1 - mu/(2L + mu) (FedAvg) and "
+                        "1 - mu/(beta mu + 2L) (ours), whose log-rate ratio is, to first order in mu/L, (2L + mu)/(2L + "
+                        "beta mu) = 1 + (1 - beta) mu/(2L) + O((mu/L)^2). For mu << L the analysis therefore supports no measurable speedup (the "
+                        "lemma factors differ by (E-1)(1-beta) mu^2/(8 L^2 E) to leading order); the factor 3/(beta+2) is "
+                        f"approached only as mu -> L (for beta = {betas[0]:g}: (b) = {table[-1]['supported']:.3f} and "
+                        f"(c) = {table[-1]['lemma_E']:.3f} at mu = L, E = {E}). Regime: this erratum concerns mu << L, "
+                        "the regime of the paper's experiments, not mu close to L."),
+            witness=(f"mu/L = {experiment_mu_over_L:g} (lambda = 1e-4, L >= 1), E = {E}, gamma = 1/(2LE): for beta = "
+                     f"{', '.join(f'{b:g}' for b in betas)} the eq. (9) ratio is {', '.join(f'{v:.4f}' for v in at_a)}, "
+                     f"the proofs' factors before mu <= L give {', '.join(f'{v:.6f}' for v in at_s)} and the lemma "
+                     f"factors {', '.join(f'{v:.6f}' for v in at_c)}."),
+            second_argument=(f"Exact rational arithmetic at mu/L = 1/10^4, beta = 1/2, E = {E} (no logarithms, no "
+                             f"floating point): the proofs' gap ratio (2L + mu)/(2L + beta mu) = {exact['gap_ratio']} "
+                             f"exactly, and the lemma factors kappa_B3 and kappa_avg (rationals) satisfy kappa_B3^1000 > "
+                             f"kappa_avg^1001 ({'true' if exact['below'] else 'FALSE'}, integers of {exact['bits']:,} bits), "
+                             "i.e. log kappa_B3/log kappa_avg < 1.001 < 6/5. Sympy: the eq. (9) ratio tends to 3/(beta+2) "
+                             "and the proofs' ratio to 1 as mu/L -> 0, with (2L+mu)/(2L+beta mu) = 1 + (1-beta)x/2 + O(x^2)."),
+        ) if not verdict.passed and exact["below"] else "",
         figure=figspec.figure(figspec.panel("Predicted speedup of the perturbed method over FedAvg (rounds ratio)",
                                             "mu/L", "log-contraction ratio", series, yscale="linear")),
     )
