@@ -18,7 +18,7 @@ from verify.registry import load_all
 from verify.result import Verdict
 from verify.testing import CheckContract, run_quick
 
-IDS = [f"buttaci2024.c{k:02d}" for k in range(1, 21)] + ["buttaci2024.x01", "buttaci2024.x02"]
+IDS = [f"buttaci2024.c{k:02d}" for k in range(1, 21)] + ["buttaci2024.x01", "buttaci2024.x02", "buttaci2024.x03"]
 
 
 def _replace(level_method: tuple, expr) -> dict:
@@ -145,6 +145,13 @@ class TestC18(CheckContract):
 
 class TestC19(CheckContract):
     check = X.c19_table1
+    # Table 1 with the inconsistent cell printed as its counts give (1.1x): no erratum
+    planted = {"printed": {**B.TABLE1_PRINTED, ("beta=0.9", True): (1.0, 1.1, 1.0, 1.0)}}
+    planted_verdict = "holds"
+
+
+class TestX03(CheckContract):
+    check = X.x03_table1_repaired
     planted = {"rounding": lambda x: np.floor(np.asarray(x) * 10) / 10}  # truncation
 
 
@@ -274,7 +281,11 @@ def test_c04_negative_controls_break_lemma_m1():
 
 def test_c19_finds_exactly_the_documented_rounding_quirk():
     r = run_quick("buttaci2024.c19")
-    assert len(r.observed["mismatches"]) == 1 and r.observed["unexplained"] == [] and "20/19" in r.finding
+    assert len(r.observed["mismatches"]) == 1 and len(r.observed["unexplained"]) == 1 and "20/19" in r.finding
+    assert r.finding.kind == "erratum" and not r.finding.missing() and "1/380" in r.finding.second_argument
+    assert r.observed["rule_misses"] == {"half-up": 1, "floor": 8, "ceiling": 9}
+    x = run_quick("buttaci2024.x03")
+    assert x.verdict == Verdict.HOLDS and x.observed["unexplained"] == [] and len(x.observed["mismatches"]) == 1
 
 
 def test_assumption_failure_is_inconclusive():
