@@ -324,7 +324,7 @@ PROP_4_1_JENSEN = Bound(
     hidden_constant=False,
     typst='(3 f)/(n-f) (1 + (n (n-f))/(n - 2 f)^2) lambda_max ("Cov"_S) <= kappa lambda_max ("Cov"_S)',
 )
-PROP_4_1_JENSEN_LATEX = (r"\left(a+b\right)^2\leq3a^2+\tfrac32b^2:\ \frac{3f}{n-f}\left(1+\frac{n(n-f)}{(n-2f)^2}\right)"
+PROP_4_1_JENSEN_LATEX = (r"\left(a+b\right)^2\leq3a^2+\frac{3}{2}b^2:\ \frac{3f}{n-f}\left(1+\frac{n(n-f)}{(n-2f)^2}\right)"
                          r"\lambda_{\max}\leq\kappa\,\lambda_{\max}")
 #: Not the paper's step: the equal-weight form (a+b)^2 <= 2a^2 + 2b^2, which an earlier reading of ours took for the
 #: paper's Jensen step; it overshoots kappa by the factor 1 + f^2/(3(n-f)^2). Kept as a planted wrong theory.

@@ -302,3 +302,21 @@ def test_verdicts_are_stable_over_root_seeds(check_id):
     spec = get(check_id)
     verdicts = {s: spec(Context(fidelity="quick", seed=s)).verdict for s in range(1, 6)}
     assert set(verdicts.values()) == {spec.expected}, verdicts
+
+
+def test_claim_formulas_of_the_checks_issue_16_touched_render(tmp_path):
+    """c08, c16, c19, x01-x03: the claim's LaTeX goes through matplotlib's mathtext and its typst math compiles."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import mathtext
+
+    typst = pytest.importorskip("typst")
+    claims = [K.C8_CLAIM, K.C16_CLAIM, X.C19_CLAIM, X.X03_CLAIM, P.X01_CLAIM, P.X02_CLAIM]
+    for i, c in enumerate(claims):
+        mathtext.math_to_image(f"${c.latex}$", str(tmp_path / f"{i}.png"), format="png")
+        assert c.source.startswith("buttaci2024")
+    src = tmp_path / "claims.typ"
+    src.write_text("#set page(width: auto, height: auto)\n" + "\n\n".join(f"$ {c.typst} $" for c in claims),
+                   encoding="utf-8")
+    assert len(typst.compile(str(src))) > 1000

@@ -324,7 +324,7 @@ C8_CLAIM = Claim(
     "0.7, 0.9); and line 314 says 'our algorithm has a faster contraction factor than FedAvg ... for comparable step "
     "sizes, which explains why it accelerates as we increase the perturbation by decreasing beta'.",
     r"\frac{\log(1-\mu/((\beta+2)L))}{\log(1-\mu/(3L))}\approx\frac{3}{\beta+2}\ \text{vs}\ "
-    r"\frac{2L+\mu}{2L+\beta\mu}\approx1\quad(\mu/L\le10^{-4})",
+    r"\frac{2L+\mu}{2L+\beta\mu}\approx1\quad(\mu/L\leq10^{-4})",
     "buttaci2024, abstract (line 13); Section 5, eq. (9) (line 257); Section 6 (line 314); Theorems 1 and 3",
     "log(1 - mu/((beta+2)L)) / log(1 - mu/(3L)) approx 3/(beta+2) \"vs\" (2L + mu)/(2L + beta mu) approx 1 "
     "quad (mu/L <= 10^(-4))")
@@ -541,8 +541,8 @@ LEMMA_B3_WORDS = B.LEMMA_B3_TEXT
 C16_CLAIM = Claim(
     LEMMA_B3_WORDS + " Checked as printed, with A, at the largest admissible step gamma = 1/(2L) and at Theorem 3's "
                      "step 1/(2LE), E = 20, on identical (SC-Q1) and heterogeneous (SC-Q2) quadratic clients.",
-    r"\gamma_t\le\min\{\tfrac1{2L},\tfrac1{\beta\mu}\}\Rightarrow\mathbb E\|\bar w_{t+1,0}-w_\star\|^2\le\kappa\,"
-    r"\mathbb E\|\bar w_{t,0}-w_\star\|^2+A,\ \kappa\le1-\mu\gamma_t",
+    r"\gamma_t\leq\min\{\frac{1}{2L},\frac{1}{\beta\mu}\}\Rightarrow\mathbb{E}\|\bar w_{t+1,0}-w_\star\|^2\leq\kappa\,"
+    r"\mathbb{E}\|\bar w_{t,0}-w_\star\|^2+A,\ \kappa\leq1-\mu\gamma_t",
     "buttaci2024, Appendix B, Lemma 3 (eqs. 122-123, paper lines 823-835); Appendix C, Figs. 12-13; spec C16, 7 item 6",
     "gamma_t <= min{1/(2L), 1/(beta mu)} => EE norm(macron(w)_(t+1,0) - w_star)^2 <= kappa EE norm(macron(w)_(t,0) - "
     "w_star)^2 + A, kappa <= 1 - mu gamma_t")

@@ -66,7 +66,7 @@ X01_CLAIM = Claim(
     "{1, 2, 4} (FedAvg, FedProx alpha = 1, the perturbed method beta in {0.5, 0.9}) and at mu/L = 0.9, E = 4 (FedAvg "
     "and the perturbed method); the certified speedup of the perturbed method over FedAvg is reported per grid point "
     "and not extrapolated.",
-    r"\sup_{f_i\in\mathcal F_{\mu,L}} \|\bar w_{t+1,0}-w_\star\|^2/\|\bar w_{t,0}-w_\star\|^2 \le \kappa",
+    r"\sup_{f_i\in\mathcal{F}_{\mu,L}} \|\bar w_{t+1,0}-w_\star\|^2/\|\bar w_{t,0}-w_\star\|^2 \leq \kappa",
     "buttaci2024, Appendix A Lemma 3 (eq. 24), Appendix B Lemma 3 (eq. 123), Theorems 1 and 3, eq. (9)",
     "sup_(f_i in cal(F)_(mu,L)) norm(macron(w)_(t+1,0) - w_star)^2 / norm(macron(w)_(t,0) - w_star)^2 <= kappa")
 
@@ -211,8 +211,8 @@ def _figure(rows: list[dict], configs, ratio: float) -> list[dict]:
 X02_CLAIM = Claim(
     B.LEMMA_B3_TEXT + " Checked as printed, with A, as a worst case over all L-smooth mu-strongly convex clients with "
     "a common minimiser (Gamma = 0, sigma = 0), round 0 from a consensus, at the largest admissible step gamma = 1/(2L).",
-    r"\sup_{f_i\in\mathcal F_{\mu,L}}\frac{\|\bar w_{1,0}-w_\star\|^2}{\|\bar w_{0,0}-w_\star\|^2}\le\kappa_{B3}+"
-    r"\frac{A}{\|\bar w_{0,0}-w_\star\|^2},\quad \frac{A}{\|\bar w_{0,0}-w_\star\|^2}\ge a_{\min}",
+    r"\sup_{f_i\in\mathcal{F}_{\mu,L}}\frac{\|\bar w_{1,0}-w_\star\|^2}{\|\bar w_{0,0}-w_\star\|^2}\leq\kappa_{B3}+"
+    r"\frac{A}{\|\bar w_{0,0}-w_\star\|^2},\quad \frac{A}{\|\bar w_{0,0}-w_\star\|^2}\geq a_{\min}",
     "buttaci2024, Appendix B, Lemma 3 (eqs. 122-123, paper lines 823-835); spec 7 item 6",
     "sup_(f_i in cal(F)_(mu,L)) norm(macron(w)_(1,0) - w_star)^2 / norm(macron(w)_(0,0) - w_star)^2 <= kappa_(B 3) + "
     "A / norm(macron(w)_(0,0) - w_star)^2")
