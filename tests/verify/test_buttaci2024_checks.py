@@ -18,7 +18,7 @@ from verify.registry import load_all
 from verify.result import Verdict
 from verify.testing import CheckContract, run_quick
 
-IDS = [f"buttaci2024.c{k:02d}" for k in range(1, 21)] + ["buttaci2024.x01", "buttaci2024.x02", "buttaci2024.x03"]
+IDS = [f"buttaci2024.c{k:02d}" for k in range(1, 21)] + [f"buttaci2024.x{k:02d}" for k in range(1, 5)]
 
 
 def _replace(level_method: tuple, expr) -> dict:
@@ -148,6 +148,21 @@ class TestC19(CheckContract):
     # Table 1 with the inconsistent cell printed as its counts give (1.1x): no erratum
     planted = {"printed": {**B.TABLE1_PRINTED, ("beta=0.9", True): (1.0, 1.1, 1.0, 1.0)}}
     planted_verdict = "holds"
+
+
+class TestX04(CheckContract):
+    check = N.x04_eq76_young
+    planted = {"coefficients": (1.0, 1.0)}  # Young's valid coefficients: the step holds
+    planted_verdict = "holds"
+
+
+def test_x04_exact_witness_and_the_indefinite_form():
+    r = run_quick("buttaci2024.x04")
+    assert r.observed["exact_witness"] == {"lhs": "1/400", "rhs": "1/1600"}  # g = 0, u = e_1: 4 times the bound
+    names = {k: sp.Symbol(k) for k in ("L", "alpha", "gamma")}
+    assert sp.simplify(sp.sympify(r.predicted["form_matrix_det"], locals=names)
+                       + names["L"] ** 2 * names["alpha"] ** 2 * names["gamma"] ** 4 / 4) == 0
+    assert r.finding.kind == "erratum" and not r.finding.missing() and "Peter-Paul" in r.claim.text
 
 
 class TestX03(CheckContract):
@@ -312,7 +327,7 @@ def test_claim_formulas_of_the_checks_issue_16_touched_render(tmp_path):
     from matplotlib import mathtext
 
     typst = pytest.importorskip("typst")
-    claims = [K.C8_CLAIM, K.C16_CLAIM, X.C19_CLAIM, X.X03_CLAIM, P.X01_CLAIM, P.X02_CLAIM]
+    claims = [K.C8_CLAIM, K.C16_CLAIM, X.C19_CLAIM, X.X03_CLAIM, P.X01_CLAIM, P.X02_CLAIM, N.X04_CLAIM]
     for i, c in enumerate(claims):
         mathtext.math_to_image(f"${c.latex}$", str(tmp_path / f"{i}.png"), format="png")
         assert c.source.startswith("buttaci2024")
