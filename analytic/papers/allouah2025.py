@@ -34,8 +34,8 @@ PAPER = Paper(
              "median lost the factor Tr/lambda_max as d grew; the power-method variant stayed within the same bound "
              "(worst 0.58 with one power step). Algorithm 2 as printed (max over all points) can stall: it ran past 2f "
              "iterations on 40% of the inputs tried, the repaired loop never did, and ByzFL's CAF has the printed form. "
-             "Proposition 4.1's last proof step overshoots kappa by f^2/(3(n-f)^2) (the statement survives), and "
-             "Lemma C.2 as printed misses the factor 2 of its sampling term. CafCor's excess loss decays as 1/T without "
+             "Proposition 4.1's last proof step (squares and Jensen with weights 1/3, 2/3) gives at most kappa, exactly "
+             "(kappa minus it is 3f^2/((n-f)(n-2f))), and Lemma C.2 as printed misses the factor 2 of its sampling term. CafCor's excess loss decays as 1/T without "
              "heterogeneity and keeps a floor with it; at a fixed budget its error falls like n^-2.05 in n under "
              "SecLDP against n^-1.04 under LDP, and the DP error does not shrink with T, as Corollary 4.1 says; "
              "Theorem 4.2's explicit bounds hold but are loose (by 10^6 in the strongly convex case), and in the "
@@ -308,15 +308,36 @@ PROP_4_1_EXACT_SQUARE = Bound(
     hidden_constant=False,
     typst='f/(n-f) (1 + sqrt(2 n (n-f)) / (n - 2 f))^2 lambda_max ("Cov"_S)',
 )
+#: The paper's last step, "We conclude by taking squares and using Jensen's inequality" (Appendix B, after eq. 14),
+#: with Jensen's weights (1/3, 2/3): (a+b)^2 = (1/3 * 3a + 2/3 * (3/2) b)^2 <= 3a^2 + (3/2) b^2. With a = 1 and
+#: b = sqrt(2n(n-f))/(n-2f) this is (3f/(n-f))(1 + n(n-f)/(n-2f)^2) = kappa (1 - f(n-2f)/(2(n-f)^2)) <= kappa:
+#: kappa - it = 3 f^2 / ((n-f)(n-2f)) >= 0 for 0 <= f < n/2 (the weighting is where kappa's factor 6 comes from).
+PROP_4_1_JENSEN = Bound(
+    name="Proposition 4.1 proof, last step (squares and Jensen, weights 1/3, 2/3)",
+    expr=3 * f / (n - f) * (1 + n * (n - f) / (n - 2 * f) ** 2) * lam,
+    kind="upper",
+    statement=("Appendix B ends the proof of Proposition 4.1 with 'We conclude by taking squares and using Jensen's "
+               "inequality' on eq. (14), ||mu* - xbar_S|| <= sqrt(f/(n-f)) (1 + sqrt(2n(n-f))/(n-2f)) sigma_S. Jensen with "
+               "weights (1/3, 2/3), (a+b)^2 <= 3a^2 + (3/2)b^2, gives (3f/(n-f))(1 + n(n-f)/(n-2f)^2) lambda_max(Cov_S), "
+               "which must be at most kappa lambda_max(Cov_S) for every 0 < f < n/2."),
+    source="allouah2025, Appendix B, proof of Proposition 4.1, eq. (14) and its last line (paper line 475)",
+    hidden_constant=False,
+    typst='(3 f)/(n-f) (1 + (n (n-f))/(n - 2 f)^2) lambda_max ("Cov"_S) <= kappa lambda_max ("Cov"_S)',
+)
+PROP_4_1_JENSEN_LATEX = (r"\left(a+b\right)^2\leq3a^2+\frac{3}{2}b^2:\ \frac{3f}{n-f}\left(1+\frac{n(n-f)}{(n-2f)^2}\right)"
+                         r"\lambda_{\max}\leq\kappa\,\lambda_{\max}")
+#: Not the paper's step: the equal-weight form (a+b)^2 <= 2a^2 + 2b^2, which an earlier reading of ours took for the
+#: paper's Jensen step; it overshoots kappa by the factor 1 + f^2/(3(n-f)^2). Kept as a planted wrong theory.
 PROP_4_1_PROOF_LINE = Bound(
-    name="Proposition 4.1 proof, last line with (a+b)^2 <= 2a^2 + 2b^2",
+    name="Proposition 4.1 proof, last step read with equal weights, (a+b)^2 <= 2a^2 + 2b^2 (not the paper's)",
     expr=2 * f / (n - f) * (1 + 2 * n * (n - f) / (n - 2 * f) ** 2) * lam,
     kind="upper",
-    statement=("The proof's last step ('taking squares and Jensen', (a+b)^2 <= 2a^2 + 2b^2 applied to eq. (14)) gives "
-               "(2f/(n-f)) (1 + 2n(n-f)/(n-2f)^2) lambda_max(Cov_S), which the proof states is kappa lambda_max(Cov_S)."),
-    source="allouah2025, Appendix B, last line of the proof of Proposition 4.1 (spec 7.9)",
+    statement=("Squaring eq. (14) with the equal-weight inequality (a+b)^2 <= 2a^2 + 2b^2 gives (2f/(n-f))(1 + "
+               "2n(n-f)/(n-2f)^2) lambda_max(Cov_S) = kappa (1 + f^2/(3(n-f)^2)) lambda_max(Cov_S), above kappa. This "
+               "is not the paper's step (which uses Jensen's inequality with weights 1/3, 2/3); a planted wrong reading."),
+    source="allouah2025, Appendix B, eq. (14) squared with equal weights (a reading of ours, not the paper's)",
     hidden_constant=False,
-    typst='(2 f)/(n-f) (1 + (2 n (n-f))/(n - 2 f)^2) lambda_max ("Cov"_S) = kappa lambda_max ("Cov"_S) quad "(as printed)"',
+    typst='(2 f)/(n-f) (1 + (2 n (n-f))/(n - 2 f)^2) lambda_max ("Cov"_S) <= kappa lambda_max ("Cov"_S)',
 )
 
 #: Section 4.2: the trace criterion that trimmed mean and median satisfy (no explicit constant in the paper).
@@ -486,7 +507,8 @@ SPEC_SIM_WORST_RATIO = {"exact": 0.18, "power_1": 0.34, "power_3": 0.24, "power_
 
 ALL_BOUNDS: tuple[Bound, ...] = (LEMMA_A4, SIGMA_EFF2, HONEST_RESIDUAL, MARGINAL_VAR, MARGINAL_COV, RENYI_GAUSSIAN,
                                  THM_4_1, EPS_STAR, THM_4_1_EPS_BOUND, COR_4_1, MIN_EQUAL_NOISE_QF, NOISE_SAVING,
-                                 COMPOSITION, PROP_4_1, APP_B_SIGMA_STAR, PROP_4_1_EXACT_SQUARE, PROP_4_1_PROOF_LINE,
+                                 COMPOSITION, PROP_4_1, APP_B_SIGMA_STAR, PROP_4_1_EXACT_SQUARE, PROP_4_1_JENSEN,
+                                 PROP_4_1_PROOF_LINE,
                                  TRACE_CRITERION, LEMMA_C6, LEMMA_C6_PROOF, WISHART_EDGE, LEMMA_C1_NOISE, LEMMA_C1_EQ58,
                                  LEMMA_C5_EXACT, LEMMA_C5, LEMMA_C2_PRINTED_SAMPLING, THM_4_2_SC, THM_4_2_SC_RATE,
                                  COR_4_1_UTILITY, LDP_UTILITY, COR_4_1_DP_TERM, THM_4_2_NC)

@@ -25,7 +25,12 @@ def test_constant_table_of_the_spec(n, f, k, s):
 def test_kappa_closed_forms():
     assert sp.simplify(A.KAPPA - 6 * A.f * (A.n - A.f) / (A.n - 2 * A.f) ** 2) == 0
     excess = sp.simplify(A.PROP_4_1_PROOF_LINE.expr / A.PROP_4_1.expr - (1 + A.f**2 / (3 * (A.n - A.f) ** 2)))
-    assert excess == 0  # the proof's last line is kappa (1 + f^2 / (3 (n-f)^2))
+    assert excess == 0  # the equal-weight reading (not the paper's) is kappa (1 + f^2 / (3 (n-f)^2))
+    # the paper's step, Jensen with weights (1/3, 2/3): kappa - it = 3 f^2 / ((n-f)(n-2f)) >= 0
+    gap = sp.simplify(A.KAPPA - A.PROP_4_1_JENSEN.expr / A.lam - 3 * A.f**2 / ((A.n - A.f) * (A.n - 2 * A.f)))
+    assert gap == 0
+    a, b = sp.symbols("a b", real=True)
+    assert sp.expand(3 * a**2 + sp.Rational(3, 2) * b**2 - (a + b) ** 2) == sp.expand(2 * (a - b / 2) ** 2)
 
 
 def test_exact_square_stays_below_kappa():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 import torch
 
 from analytic.papers import allouah2025 as A
@@ -53,10 +54,24 @@ class TestC16(CheckContract):
 
 class TestX01(CheckContract):
     check = K.x01_proof_last_step
-    # the corrected last line (the exact square of eq. 14) does reach kappa: the erratum disappears
-    planted = {"theory": A.PROP_4_1_EXACT_SQUARE, "n_max": 60}
-    planted_verdict = "holds"
+    # the equal-weight form (a+b)^2 <= 2a^2 + 2b^2 (not the paper's step) overshoots kappa by f^2/(3(n-f)^2)
+    planted = {"theory": A.PROP_4_1_PROOF_LINE, "n_max": 60}
     determinism_overrides = {"n_max": 20}
+
+
+def test_x01_exact_square_also_holds_in_50_digit_arithmetic():
+    from verify.engine import Context
+
+    r = K.x01_proof_last_step(Context(), theory=A.PROP_4_1_EXACT_SQUARE, n_max=40)
+    assert r.verdict.value == "holds" and r.observed["arithmetic"].startswith("50-digit")
+
+
+def test_x01_a_constant_just_above_kappa_is_caught_exactly():
+    from verify.engine import Context
+
+    # kappa (1 + 1e-20) is kappa in float64 (below one rounding); integer arithmetic still sees it above kappa
+    r = K.x01_proof_last_step(Context(), theory=A.PROP_4_1.scaled(sp.Rational(10**20 + 1, 10**20), name="kappa (1 + 1e-20)"), n_max=30)
+    assert r.verdict.value == "violated" and r.observed["violations"] == r.observed["pairs"]
 
 
 def test_c11_covers_every_attack_family_and_subsets():
@@ -72,6 +87,23 @@ def test_c13_finds_the_stall_and_the_repair():
     assert r.observed["printed_at_cap"] > 0 and r.observed["repaired_iterations_max"] <= 20
     w = np.asarray(r.observed["example"]["printed_weight_sum"])
     assert w[0] == 10.0 and w[-1] > 4.0  # n = 10, f = 3: still above n - 2f
+    assert r.finding.kind == "erratum" and not r.finding.missing()
+    wit = r.predicted["exact_witness"]
+    assert wit["printed_all_above_floor"] and wit["repaired_iterations"] == 2
+    assert wit["printed_sums_exact"][0] == "59397/39601"  # x = (0, 1, 100), f = 1: exact after the first iteration
+    assert 2 < wit["printed_iterations_lower_bound"] <= wit["printed_iterations_float64"]
+
+
+def test_exact_caf_loop_agrees_with_the_float_implementation():
+    from fractions import Fraction
+
+    xs = (Fraction(-3, 2), 0, Fraction(1, 3), 2, 9)
+    X = torch.tensor([[[float(v)] for v in xs]], dtype=torch.float64)
+    for max_over in ("all", "positive"):
+        exact = K.caf_weight_sums_1d(xs, 2, 8, max_over)
+        _, trace = caf_filter(X, 2, max_over=max_over, max_iter=len(exact))
+        got = trace.weight_sum[0].cpu().numpy()[1: len(exact) + 1]
+        assert np.allclose(got, [float(v) for v in exact], rtol=1e-12), max_over
 
 
 def test_c15_trimmed_mean_tracks_the_trace():
@@ -80,10 +112,15 @@ def test_c15_trimmed_mean_tracks_the_trace():
     assert cwtm[-1] > 10 * cwtm[0] and np.all(np.asarray(r.observed["error_over_lambda_max"]["caf"]) < r.predicted["kappa"])
 
 
-def test_x01_excess_is_f2_over_3_n_minus_f_squared():
+def test_x01_weighted_jensen_reaches_kappa_with_the_paper_s_words():
     r = run_quick(K.x01_proof_last_step)
-    assert abs(r.observed["excess_at_n10_f3"] - 9 / (3 * 49)) < 1e-12
-    assert r.predicted["max_abs_error_derived_excess"] < 1e-12
+    assert "taking squares and using Jensen" in r.claim.text and r.finding.kind == "remark"
+    assert r.observed["arithmetic"].startswith("exact") and r.observed["violations"] == 0
+    # kappa (1 - f(n-2f)/(2(n-f)^2)) at n = 400, f = 1: 1 - 398/(2 * 399^2) = 0.99875...
+    assert r.observed["max_constant_over_kappa"] == pytest.approx(1 - 398 / (2 * 399**2), rel=1e-14)
+    assert r.observed["constant_over_kappa_at_n10_f3"] == pytest.approx(1 - 3 * 4 / (2 * 49), rel=1e-14)
+    assert r.predicted["nonnegative_for_all_f_below_n_over_2"] is True
+    assert r.observed["equal_weight_at_n10_f3"] == pytest.approx(1 + 9 / (3 * 49), rel=1e-12)
     assert r.observed["max_exact_square_over_kappa"] < 0.9715
 
 

@@ -104,6 +104,11 @@ def test_x02_finding_names_the_missing_factor():
     r = run_quick(K.x02_lemma_c2_printed)
     assert "factor" not in r.finding or "2(1 - b/m)" in r.finding
     assert r.predicted["printed_bound"] < r.observed["deviation_mean"] < r.predicted["corrected_bound_factor_2"]
+    assert r.finding.kind == "erratum" and not r.finding.missing()
+    wit = r.predicted["exact_witness"]
+    assert wit["enumerated_b1"] == "2/3" and wit["printed_b1"] == "4/9"
+    assert wit["printed_below_exact_in"] == wit["enumerated_cases"] == 15
+    assert wit["exact_fraction"] == "109/1000" and wit["printed_fraction"] == "227/3000"
 
 
 def test_sigma_bar2_formula():

@@ -18,7 +18,7 @@ from verify.registry import load_all
 from verify.result import Verdict
 from verify.testing import CheckContract, run_quick
 
-IDS = [f"buttaci2024.c{k:02d}" for k in range(1, 21)] + ["buttaci2024.x01", "buttaci2024.x02"]
+IDS = [f"buttaci2024.c{k:02d}" for k in range(1, 21)] + [f"buttaci2024.x{k:02d}" for k in range(1, 5)]
 
 
 def _replace(level_method: tuple, expr) -> dict:
@@ -30,7 +30,10 @@ def _replace(level_method: tuple, expr) -> dict:
 def test_every_spec_claim_has_a_check():
     reg = load_all()
     assert [i for i in IDS if i not in reg] == []
-    assert {reg[i].kind for i in ("buttaci2024.c08", "buttaci2024.c16", "buttaci2024.x02")} == {"erratum"}
+    assert reg["buttaci2024.c08"].kind == "erratum"
+    # Lemma B3 as printed (with its additive term A) holds, vacuously, at its largest admissible step
+    assert {reg[i].kind for i in ("buttaci2024.c16", "buttaci2024.x02")} == {"bound"}
+    assert {str(reg[i].expected) for i in ("buttaci2024.c16", "buttaci2024.x02")} == {"holds"}
 
 
 class TestC01(CheckContract):
@@ -126,8 +129,7 @@ class WrongCorollary(B.Corollary1):
 
 class TestC16(CheckContract):
     check = K.c16_stability
-    planted = {"gamma": 1.0 / (2 * 2.0 * 20)}  # the theorem's step 1/(2LE): no divergence, no erratum
-    planted_verdict = "holds"
+    planted = {"additive": None}  # Lemma B3 without its additive term A (our former reading): violated at beta = 0.1
 
 
 class TestC17(CheckContract):
@@ -143,6 +145,28 @@ class TestC18(CheckContract):
 
 class TestC19(CheckContract):
     check = X.c19_table1
+    # Table 1 with the inconsistent cell printed as its counts give (1.1x): no erratum
+    planted = {"printed": {**B.TABLE1_PRINTED, ("beta=0.9", True): (1.0, 1.1, 1.0, 1.0)}}
+    planted_verdict = "holds"
+
+
+class TestX04(CheckContract):
+    check = N.x04_eq76_young
+    planted = {"coefficients": (1.0, 1.0)}  # Young's valid coefficients: the step holds
+    planted_verdict = "holds"
+
+
+def test_x04_exact_witness_and_the_indefinite_form():
+    r = run_quick("buttaci2024.x04")
+    assert r.observed["exact_witness"] == {"lhs": "1/400", "rhs": "1/1600"}  # g = 0, u = e_1: 4 times the bound
+    names = {k: sp.Symbol(k) for k in ("L", "alpha", "gamma")}
+    assert sp.simplify(sp.sympify(r.predicted["form_matrix_det"], locals=names)
+                       + names["L"] ** 2 * names["alpha"] ** 2 * names["gamma"] ** 4 / 4) == 0
+    assert r.finding.kind == "erratum" and not r.finding.missing() and "Peter-Paul" in r.claim.text
+
+
+class TestX03(CheckContract):
+    check = X.x03_table1_repaired
     planted = {"rounding": lambda x: np.floor(np.asarray(x) * 10) / 10}  # truncation
 
 
@@ -161,15 +185,23 @@ class TestC20(CheckContract):
 class TestX01(CheckContract):
     check = P.x01_pep_certification
     planted = {"factors": _replace(("fedavg", "lemma"), (1 - B.gamma * B.mu) ** (2 * B.E + 2)), "Es": (1, 2),
-               "mu_over_L": (0.25,), "betas": (0.5,)}
-    determinism_overrides = {"Es": (1, 2), "mu_over_L": (0.25,), "betas": (0.5,)}
+               "mu_over_L": (0.25,), "betas": (0.5,), "regime_points": ()}
+    determinism_overrides = {"Es": (1, 2), "mu_over_L": (0.25,), "betas": (0.5,), "regime_points": ()}
 
 
 class TestX02(CheckContract):
     check = P.x02_pep_lemma_b3_step
-    planted = {"factor": Bound("kappa_B3 + 10", B.KAPPA_B3.expr + 10, "upper")}  # a factor above every worst case
-    planted_verdict = "holds"
+    planted = {"additive": None}  # Lemma B3 without its additive term A (our former reading): violated at beta = 0.1
     determinism_overrides = {"betas": (0.1,)}
+
+
+def test_x02_the_additive_floor_is_what_lemma_b3_gives_at_g2_mu2():
+    # A at t = 0, Gamma = sigma = 0: 8 gamma^2 E^3 G^2 (4 + (1-beta)^2) + mu gamma^3 beta (1-beta) E^3 G^2, G^2 = mu^2
+    mu, L, E, b = 0.25, 1.0, 5, 0.1
+    g = 1 / (2 * L)
+    expected = 8 * g**2 * E**3 * mu**2 * (4 + (1 - b) ** 2) + mu * g**3 * b * (1 - b) * E**3 * mu**2
+    assert P.additive_floor(B.A_B3, mu=mu, L=L, gamma=g, E=E, beta=b) == pytest.approx(expected, rel=1e-12)
+    assert expected > 75  # the issue's "A >= 75 D_t"
 
 
 # -- the numbers the spec and the issue ask for ------------------------------------------------------------
@@ -179,14 +211,26 @@ def test_x01_sets_the_certified_worst_case_beside_every_factor():
         assert row["worst_case"] <= min(row["factor_lemma"], row["factor_tight"], row["factor_theorem"])
         assert row["worst_case"] == pytest.approx(row["quadratic_rho2"], rel=1e-5)
         assert row["rounds_ratio_lemma"] == pytest.approx(2.0, rel=1e-3)  # the worst case is kappa^2
-    speeds = [s["certified"] for s in r.observed["certified_speedups"]]
-    assert max(speeds) < 1.05 and "3/(beta+2)" in r.finding
+    speeds = r.observed["certified_speedups"]
+    # the certified speedup depends on the regime: small where mu << L, larger near mu = L (never generalised)
+    assert max(s["certified"] for s in speeds if s["mu_over_L"] <= 0.25) < 1.03
+    assert max(s["certified"] for s in speeds if s["mu_over_L"] == 0.01) < 1.001
+    near = next(s for s in speeds if s["mu_over_L"] == 0.9 and s["method"] == "ours beta=0.5" and s["E"] == 4)
+    assert near["certified"] == pytest.approx(1.1175, abs=1e-3)
+    closed = {(c["mu_over_L"], c["E"]): c for c in r.predicted["closed_form_speedup_not_certified"]}
+    assert closed[(0.9, 10)]["lemma"] == pytest.approx(1.135, abs=1e-3)
+    assert closed[(1.0, 50)]["lemma"] == pytest.approx(1.166, abs=1e-3) and closed[(1.0, 50)]["theorem"] > 1.25
+    assert "mu/L in {0.9, 0.25, 0.01}" in r.title
+    assert "3/(beta+2)" in r.finding and r.finding.kind == "remark"
 
 
 def test_x02_certifies_divergence_at_lemma_b3s_step():
     r = run_quick("buttaci2024.x02")
     row = r.observed["rows"][0]
     assert row["beta"] == 0.1 and row["diverges"] and row["worst_case"] == pytest.approx(1.5931, rel=1e-3)
+    # the lemma as printed holds (vacuously): kappa + A/D_0 >= 75 against the worst case 1.59
+    assert r.verdict == Verdict.HOLDS and row["lemma_bound"] > 75 and row["vacuity_factor"] > 40
+    assert "Lemma 3 (Appendix B" in r.claim.text and r.finding.kind == "remark"
 
 
 def test_c08_sympy_limits_and_the_three_predicted_speedups():
@@ -194,6 +238,22 @@ def test_c08_sympy_limits_and_the_three_predicted_speedups():
     assert r.observed["supported_limit"] == "1" and sp.sympify(r.predicted["claimed_limit"], locals={"beta": B.beta}) == 3 / (B.beta + 2)
     assert np.all(np.asarray(r.observed["supported_speedup_at_experiment"]) < 1.0001)
     assert r.predicted["claimed_speedup_at_experiment"][0] == pytest.approx(1.2, abs=1e-3)
+    # the complete erratum, with its regime and an exact second argument
+    assert r.finding.kind == "erratum" and not r.finding.missing() and "mu << L" in r.finding.summary
+    assert r.observed["exact"]["gap_ratio"] == "40002/40001" and r.observed["exact"]["holds_exactly"]
+    # at mu = L the relaxation is an equality: (a) and (b) coincide, so the artifact is a mu << L statement
+    last = r.observed["regime_table"][-1]
+    assert last["mu_over_L"] == 1.0 and last["supported"] == pytest.approx(last["claimed"], rel=1e-9)
+
+
+def test_exact_lemma_speedup_comparison_can_fail():
+    from fractions import Fraction
+
+    ok = B.lemma_speedup_below_exact("0.0001", "0.5", 10, "1.001")
+    assert ok["below"] and ok["gap_ratio"] == Fraction(40002, 40001)
+    # near mu = L the lemma-level speedup is about 1.156 at E = 10: below 6/5, not below 1.1
+    assert B.lemma_speedup_below_exact("0.99", "0.5", 10, "1.2")["below"]
+    assert not B.lemma_speedup_below_exact("0.99", "0.5", 10, "1.1")["below"]
 
 
 def test_c09_is_the_chapter_figure_and_orders_the_methods():
@@ -215,6 +275,11 @@ def test_c05_and_c16_numbers_from_the_spec():
     assert np.asarray(r.observed["r_ours_L"]) == pytest.approx([-5.415, -0.994, -0.111], abs=2e-3)
     assert np.asarray(r.predicted["kappa_B3"]) == pytest.approx([-1.224, -0.450, -0.009], abs=2e-3)
     assert r.observed["rho_sc_q2"][0] > 1 and r.observed["sufficient_condition_failures"] == 0
+    # the lemma as printed holds, and vacuously: A_t >= 6e4 D_t at gamma = 1/(2L), E = 20
+    assert r.verdict == Verdict.HOLDS and r.observed["violations"] == 0
+    assert r.observed["min_A_over_D_largest_step"] > 6e4 and r.observed["theorem_step_rho2_le_kappa"]
+    assert "Lemma 3 (Appendix B" in r.claim.text and "+ A (123)" in r.claim.text
+    assert r.finding.kind == "remark" and "vacuously" in r.finding.summary
 
 
 def test_c03_reports_that_the_floors_do_not_reduce():
@@ -231,7 +296,11 @@ def test_c04_negative_controls_break_lemma_m1():
 
 def test_c19_finds_exactly_the_documented_rounding_quirk():
     r = run_quick("buttaci2024.c19")
-    assert len(r.observed["mismatches"]) == 1 and r.observed["unexplained"] == [] and "20/19" in r.finding
+    assert len(r.observed["mismatches"]) == 1 and len(r.observed["unexplained"]) == 1 and "20/19" in r.finding
+    assert r.finding.kind == "erratum" and not r.finding.missing() and "1/380" in r.finding.second_argument
+    assert r.observed["rule_misses"] == {"half-up": 1, "floor": 8, "ceiling": 9}
+    x = run_quick("buttaci2024.x03")
+    assert x.verdict == Verdict.HOLDS and x.observed["unexplained"] == [] and len(x.observed["mismatches"]) == 1
 
 
 def test_assumption_failure_is_inconclusive():
@@ -248,3 +317,21 @@ def test_verdicts_are_stable_over_root_seeds(check_id):
     spec = get(check_id)
     verdicts = {s: spec(Context(fidelity="quick", seed=s)).verdict for s in range(1, 6)}
     assert set(verdicts.values()) == {spec.expected}, verdicts
+
+
+def test_claim_formulas_of_the_checks_issue_16_touched_render(tmp_path):
+    """c08, c16, c19, x01-x03: the claim's LaTeX goes through matplotlib's mathtext and its typst math compiles."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import mathtext
+
+    typst = pytest.importorskip("typst")
+    claims = [K.C8_CLAIM, K.C16_CLAIM, X.C19_CLAIM, X.X03_CLAIM, P.X01_CLAIM, P.X02_CLAIM, N.X04_CLAIM]
+    for i, c in enumerate(claims):
+        mathtext.math_to_image(f"${c.latex}$", str(tmp_path / f"{i}.png"), format="png")
+        assert c.source.startswith("buttaci2024")
+    src = tmp_path / "claims.typ"
+    src.write_text("#set page(width: auto, height: auto)\n" + "\n\n".join(f"$ {c.typst} $" for c in claims),
+                   encoding="utf-8")
+    assert len(typst.compile(str(src))) > 1000

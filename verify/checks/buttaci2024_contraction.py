@@ -31,7 +31,7 @@ from verify.fit import (
 )
 from verify.problems.buttaci2024_quadratic import sc_q1, sc_q2
 from verify.registry import check, register_paper, result_for
-from verify.result import Assumption, Claim, Result
+from verify.result import Assumption, Claim, Result, erratum, remark
 
 register_paper(B.PAPER)
 
@@ -316,22 +316,32 @@ def c07_relaxation_chain(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(
 # C8: the predicted speedup (sympy audit): a relaxation artifact
 # =====================================================================================================
 C8_CLAIM = Claim(
-    "Section 5, eq. (9), and the abstract: the perturbed method achieves a quantifiable speedup of the contraction "
-    "factor over FedAvg, 1 - mu/((beta+2)L) against 1 - mu/(3L), i.e. about 3/(beta+2) times FedAvg's per-round "
-    "progress (1.2, 1.11 and 1.03 for beta = 0.5, 0.7, 0.9).",
-    r"\frac{\log(1-\mu/((\beta+2)L))}{\log(1-\mu/(3L))}\to\frac{3}{\beta+2}\quad(\mu/L\to0)",
-    "buttaci2024, Section 5, eq. (9); Theorems 1 and 3; abstract",
-    "log(1 - mu/((beta+2)L)) / log(1 - mu/(3L)) -> 3/(beta+2)")
+    "In the experiments' regime mu << L (mu = lambda = 1e-4 and L >= 1, so mu/L <= 1e-4), the analysis supports the "
+    "speedup of the perturbed method over FedAvg that eq. (9) displays: the abstract (paper line 13) says 'our procedure "
+    "... achieves a quantifiable speedup concerning the exponential contraction factor in the strongly convex case "
+    "compared with popular algorithms FedAvg and FedProx'; eq. (9) (Section 5, line 257) compares (1 - mu/((beta+2)L))^t "
+    "with (1 - mu/(3L))^t, i.e. about 3/(beta+2) times FedAvg's per-round progress (1.2, 1.11 and 1.03 for beta = 0.5, "
+    "0.7, 0.9); and line 314 says 'our algorithm has a faster contraction factor than FedAvg ... for comparable step "
+    "sizes, which explains why it accelerates as we increase the perturbation by decreasing beta'.",
+    r"\frac{\log(1-\mu/((\beta+2)L))}{\log(1-\mu/(3L))}\approx\frac{3}{\beta+2}\ \text{vs}\ "
+    r"\frac{2L+\mu}{2L+\beta\mu}\approx1\quad(\mu/L\leq10^{-4})",
+    "buttaci2024, abstract (line 13); Section 5, eq. (9) (line 257); Section 6 (line 314); Theorems 1 and 3",
+    "log(1 - mu/((beta+2)L)) / log(1 - mu/(3L)) approx 3/(beta+2) \"vs\" (2L + mu)/(2L + beta mu) approx 1 "
+    "quad (mu/L <= 10^(-4))")
 
 
-@check("buttaci2024.c08", "The speedup 3/(beta+2) of eq. (9) is an artifact of mu <= L: the proofs' factors give -> 1",
-       "erratum", "violated")
+@check("buttaci2024.c08", "For mu << L (the experiments' mu/L <= 1e-4) the speedup 3/(beta+2) of eq. (9) is an artifact "
+       "of mu <= L: the proofs' factors support at most 1.00003", "erratum", "violated")
 def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B.SPEEDUP_TIGHT,
                          betas=(0.5, 0.7, 0.9), experiment_mu_over_L: float = 1e-4, E: int = 10,
-                         rtol: float = 0.01) -> Result:
-    """Spec C8 and the issue's sympy audit: derive the limits of (a) the theorem-level speedup, (b) the speedup
-    from the proofs' factors before mu <= L and (2L + mu)/(2L + beta mu), as mu/L -> 0; compare (b) with (a) at
-    the experiments' regime mu/L = 1e-4 (tolerance 1%); report (c) the lemma-level speedup at E = 10."""
+                         rtol: float = 0.01, regime=(1e-4, 1e-2, 0.25, 0.9, 1.0)) -> Result:
+    """Eq. (9) against the proofs' own factors, in the experiments' regime: derive the limits as mu/L -> 0 of
+    (a) the theorem-level speedup log(1 - mu/((beta+2)L))/log(1 - mu/(3L)) and (b) the one from the factors the
+    proofs reach before the relaxation mu <= L, log(1 - mu/(beta mu + 2L))/log(1 - mu/(2L + mu)) (sympy); compare
+    (b) with (a) at the experiments' mu/L = 1e-4 (tolerance 1%): the verdict. Report (c) the lemma-level speedup
+    log kappa_B3/log kappa_avg at E = 10 and all three across ``regime`` (mu/L): (a) and (b) meet at mu = L (the
+    relaxation is then an equality), so the artifact is a statement about mu << L only. The second argument is
+    exact rational arithmetic at mu/L = 1/10^4, beta = 1/2, E = 10 (:func:`B.lemma_speedup_below_exact`)."""
     audit = B.speedup_audit()
     x = np.logspace(-4, 0, 41)
     a = {b: claimed(x=x, beta=b) for b in betas}
@@ -346,6 +356,9 @@ def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B
                  and sp.simplify(audit["gap_ratio_first_order"] - first_order) == 0)
     lim_claimed = sp.limit(claimed.expr, B.x_ratio, 0)
     lim_supported = sp.limit(supported.expr, B.x_ratio, 0)
+    table = [{"mu_over_L": r, "claimed": float(claimed(x=r, beta=betas[0])), "supported": float(supported(x=r, beta=betas[0])),
+              "lemma_E": float(B.lemma_speedup(r, 1.0, betas[0], E))} for r in regime]
+    exact = B.lemma_speedup_below_exact(str(experiment_mu_over_L), str(betas[0]), E, "1.001")
     assumptions = [Assumption("sympy derives the limits of the paper module's formulas", bool(limits_ok), None, "exact",
                               f"theorem ratio -> {audit['theorem_limit']}, tight ratio -> {audit['tight_limit']}, "
                               f"(2L+mu)/(2L+beta mu) = {audit['gap_ratio_first_order']} + O(x^2)")]
@@ -355,10 +368,16 @@ def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B
                    figspec.line(f"(b) before mu <= L, beta={b:g}", x, s[b], "observed"),
                    figspec.line(f"(c) lemma level E={E}, beta={b:g}", x, c[b], "observed"),
                    figspec.line(f"3/(beta+2) = {3 / (b + 2):.3f}", x, 3 / (b + 2), "reference")]
+    verdict = apply_assumptions(verdict, assumptions)
+    regime_text = "; ".join(f"mu/L = {t['mu_over_L']:g}: (a) {t['claimed']:.4f}, (b) {t['supported']:.5f}, "
+                            f"(c) {t['lemma_E']:.5f}" for t in table)
     return result_for(
-        ctx, C8_CLAIM, apply_assumptions(verdict, assumptions),
+        ctx, C8_CLAIM, verdict,
         observed={"betas": list(betas), "supported_speedup_at_experiment": at_s, "lemma_speedup_at_experiment": at_c,
-                  "supported_limit": str(lim_supported), "gap_ratio_first_order": str(audit["gap_ratio_first_order"])},
+                  "supported_limit": str(lim_supported), "gap_ratio_first_order": str(audit["gap_ratio_first_order"]),
+                  "regime_table_beta": betas[0], "regime_table": table,
+                  "exact": {"gap_ratio": str(exact["gap_ratio"]), "lemma_speedup_below": str(exact["bound"]),
+                            "holds_exactly": bool(exact["below"]), "integer_bits": exact["bits"]}},
         predicted={"claimed_speedup_at_experiment": at_a, "claimed_limit": str(lim_claimed),
                    "mu_over_L": experiment_mu_over_L},
         fit=info,
@@ -366,12 +385,40 @@ def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B
                      f"speedup the proofs reach before relaxing with mu <= L. At mu/L = {experiment_mu_over_L:g} (the "
                      f"experiments' lambda = 1e-4 with L >= 1) the supported speedup is {', '.join(f'{v:.6f}' for v in at_s)} "
                      f"against the claimed {', '.join(f'{v:.3f}' for v in at_a)} for beta = "
-                     f"{', '.join(f'{b:g}' for b in betas)}; the lemma level gives {', '.join(f'{v:.6f}' for v in at_c)}."),
+                     f"{', '.join(f'{b:g}' for b in betas)}; the lemma level gives {', '.join(f'{v:.6f}' for v in at_c)}. "
+                     f"The artifact is a statement about mu << L: for beta = {betas[0]:g}, {regime_text} ((a) and (b) "
+                     "coincide at mu = L, where mu <= L is an equality)."),
         assumptions=assumptions,
-        finding=(f"Erratum (spec 7 item 5): the speedup 3/(beta+2) of eq. (9) comes from relaxing 1 - mu/(beta mu + 2L) and "
-                 f"1 - mu/(2L + mu) with mu <= L; before that step the ratio is (2L + mu)/(2L + beta mu) = "
-                 f"1 + (1 - beta)(mu/L)/2 + O((mu/L)^2) -> 1 (derived with sympy). At the experiments' mu/L <= 1e-4 the analysis "
-                 f"supports a speedup of at most {at_s.max():.6f}, not {at_a.max():.3f}, so it cannot explain 30 rounds."),
+        finding=erratum(
+            f"For mu << L (the experiments' mu/L <= 1e-4) the speedup 3/(beta+2) that eq. (9) displays is an artifact of "
+            f"relaxing the two proofs' factors unequally with mu <= L: the proofs' own factors support a speedup of at "
+            f"most {at_s.max():.6f} there, not {at_a.max():.3f}, so they cannot explain the 30-round acceleration.",
+            paper_says=("Abstract (line 13): 'our procedure, due to a suitably introduced adaptation in the update rule, "
+                        "achieves a quantifiable speedup concerning the exponential contraction factor in the strongly "
+                        "convex case compared with popular algorithms FedAvg and FedProx'; Section 5, eq. (9) (line 257): "
+                        "(1 - mu/((beta+2)L))^t [Ours] <= (1 - mu/(3L))^t [FedAvg] <= (1 - mu/(3(alpha+L)))^t [FedProx]; "
+                        "Section 6 (line 314): 'our algorithm has a faster contraction factor than FedAvg (alpha = 0) or "
+                        "FedProx (alpha > 0) for comparable step sizes, which explains why it accelerates as we increase "
+                        "the perturbation by decreasing beta'."),
+            correction=("Eq. (9) is a true inequality between upper bounds, but its gap comes from the last step of the "
+                        "proofs of Theorems 1 and 3: before using mu <= L they reach 1 - mu/(2L + mu) (FedAvg) and "
+                        "1 - mu/(beta mu + 2L) (ours), whose log-rate ratio is, to first order in mu/L, (2L + mu)/(2L + "
+                        "beta mu) = 1 + (1 - beta) mu/(2L) + O((mu/L)^2). For mu << L the analysis therefore supports no measurable speedup (the "
+                        "lemma factors differ by (E-1)(1-beta) mu^2/(8 L^2 E) to leading order); the factor 3/(beta+2) is "
+                        f"approached only as mu -> L (for beta = {betas[0]:g}: (b) = {table[-1]['supported']:.3f} and "
+                        f"(c) = {table[-1]['lemma_E']:.3f} at mu = L, E = {E}). Regime: this erratum concerns mu << L, "
+                        "the regime of the paper's experiments, not mu close to L."),
+            witness=(f"mu/L = {experiment_mu_over_L:g} (lambda = 1e-4, L >= 1), E = {E}, gamma = 1/(2LE): for beta = "
+                     f"{', '.join(f'{b:g}' for b in betas)} the eq. (9) ratio is {', '.join(f'{v:.4f}' for v in at_a)}, "
+                     f"the proofs' factors before mu <= L give {', '.join(f'{v:.6f}' for v in at_s)} and the lemma "
+                     f"factors {', '.join(f'{v:.6f}' for v in at_c)}."),
+            second_argument=(f"Exact rational arithmetic at mu/L = 1/10^4, beta = 1/2, E = {E} (no logarithms, no "
+                             f"floating point): the proofs' gap ratio (2L + mu)/(2L + beta mu) = {exact['gap_ratio']} "
+                             f"exactly, and the lemma factors kappa_B3 and kappa_avg (rationals) satisfy kappa_B3^1000 > "
+                             f"kappa_avg^1001 ({'true' if exact['below'] else 'FALSE'}, integers of {exact['bits']:,} bits), "
+                             "i.e. log kappa_B3/log kappa_avg < 1.001 < 6/5. Sympy: the eq. (9) ratio tends to 3/(beta+2) "
+                             "and the proofs' ratio to 1 as mu/L -> 0, with (2L+mu)/(2L+beta mu) = 1 + (1-beta)x/2 + O(x^2)."),
+        ) if not verdict.passed and exact["below"] else "",
         figure=figspec.figure(figspec.panel("Predicted speedup of the perturbed method over FedAvg (rounds ratio)",
                                             "mu/L", "log-contraction ratio", series, yscale="linear")),
     )
@@ -488,44 +535,77 @@ def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 
 
 
 # =====================================================================================================
-# C16: the stability threshold (Figs. 12-13 as a theorem-side test)
+# C16: Lemma B3 as printed at its largest admissible step (and the stability threshold, a remark)
 # =====================================================================================================
+LEMMA_B3_WORDS = B.LEMMA_B3_TEXT
 C16_CLAIM = Claim(
-    "Lemma B3: every step gamma <= min{1/(2L), 1/(beta mu)} gives one round of the perturbed method the contraction "
-    "factor kappa_B3 <= 1 - mu gamma < 1 (Figs. 12-13 attribute the spikes at large gamma and small beta to the "
-    "O(G^2/beta^2) term).",
-    r"\gamma\le\min\{\tfrac1{2L},\tfrac1{\beta\mu}\}\Rightarrow\rho(M)^2\le\kappa_{B3}\le1-\mu\gamma",
-    "buttaci2024, Appendix B Lemma 3 (eqs. 122-123); Appendix C, Figs. 12-13; spec C16 and 7 item 6",
-    "gamma <= min{1/(2L), 1/(beta mu)} => rho(M)^2 <= kappa_(B 3) <= 1 - mu gamma")
+    LEMMA_B3_WORDS + " Checked as printed, with A, at the largest admissible step gamma = 1/(2L) and at Theorem 3's "
+                     "step 1/(2LE), E = 20, on identical (SC-Q1) and heterogeneous (SC-Q2) quadratic clients.",
+    r"\gamma_t\leq\min\{\frac{1}{2L},\frac{1}{\beta\mu}\}\Rightarrow\mathbb{E}\|\bar w_{t+1,0}-w_\star\|^2\leq\kappa\,"
+    r"\mathbb{E}\|\bar w_{t,0}-w_\star\|^2+A,\ \kappa\leq1-\mu\gamma_t",
+    "buttaci2024, Appendix B, Lemma 3 (eqs. 122-123, paper lines 823-835); Appendix C, Figs. 12-13; spec C16, 7 item 6",
+    "gamma_t <= min{1/(2L), 1/(beta mu)} => EE norm(macron(w)_(t+1,0) - w_star)^2 <= kappa EE norm(macron(w)_(t,0) - "
+    "w_star)^2 + A, kappa <= 1 - mu gamma_t")
 
 
-@check("buttaci2024.c16", "At Lemma B3's admissible step 1/(2L), E = 20, the perturbed method diverges for beta = 0.1",
-       "erratum", "violated")
-def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, gamma: float | None = None, betas=(0.1, 0.5, 0.9), E: int = 20,
-                  rounds: int = 4, rtol: float = 1e-9) -> Result:
-    """Spec C16: gamma = 1/(2L) = 0.25, E = 20, mu = 0.5, L = 2. Predicted multipliers r_ours(L) on SC-Q1,
-    kappa_B3 for each beta, rho(M) on heterogeneous SC-Q2 (exact), and a simulation of SC-Q1 along the
-    L-eigenvector whose per-round ratio must equal |r_ours(L)|. Also the sufficient condition for stability
-    (beta >= 1/2 or E gamma L < 2, given gamma beta L <= 1) on a grid. ``gamma`` defaults to Lemma B3's largest
-    admissible step 1/(2L)."""
+@check("buttaci2024.c16", "Lemma B3 as printed (kappa D_t + A) at its largest admissible step 1/(2L), E = 20: holds, "
+       "vacuously; beta = 0.1 diverges (a remark on the step condition)", "bound", "holds")
+def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, additive=B.A_B3, gamma: float | None = None,
+                  betas=(0.1, 0.5, 0.9), E: int = 20, rounds: int = 4, rtol: float = 1e-9) -> Result:
+    """Lemma B3 (Appendix B, eqs. 122-123) as printed: D_{t+1} <= kappa D_t + A_t and kappa <= 1 - mu gamma, with
+    mu = 0.5, L = 2, E = 20, beta in {0.1, 0.5, 0.9}, at ``gamma`` (default Lemma B3's largest admissible step
+    1/(2L) = 0.25) and at Theorem 3's step 1/(2LE). Deterministic runs (sigma = 0) on SC-Q1 (identical clients,
+    Gamma = 0, started along the L-eigenvector) and heterogeneous SC-Q2 (h = 1, Gamma exact), ``rounds`` rounds;
+    G^2 of Assumption 3 is measured per round (the largest ||g_i||^2 at the gradient points of rounds t and t-1,
+    the smallest value the lemma's proof uses, so the test is stricter than with the whole trajectory's G^2).
+    ``additive=None`` drops A (a planted wrong reading: the lemma's kappa as a bare contraction factor).
+
+    Reported beside the verdict (spec C16, 7 item 6): the round multiplier r(L) = 1 - (1/beta)(1 - (1 - gamma
+    beta L)^E) along the L-eigenvector, the exact rate rho(M) of both problems, how vacuous the bound is (A_t/D_t
+    and (kappa D_t + A_t)/D_{t+1}), rho(M)^2 against kappa at the theorem step, and the sufficient condition for
+    stability (beta >= 1/2 or E gamma L < 2, given gamma beta L <= 1) on a grid."""
     gamma = 1.0 / (2.0 * L) if gamma is None else gamma
+    steps = {"largest admissible": gamma, "Theorem 3": 1.0 / (2.0 * L * E)}
     q1 = sc_q1(ctx.generator("sc-q1"), mu=MU, L=L)
     q2 = sc_q2(ctx.generator("sc-q2"), h=1.0)
     H1, c1, P1 = q1.numpy()
     H2, c2, P2 = q2.numpy()
     lam, vecs = np.linalg.eigh(H1[0])
-    methods = [perturbed(gamma, b) for b in betas]
-    w0 = q1.w_star() + vecs[:, -1]
-    tr = run_local_rounds(q1.oracle(None), methods, q1.weights, f64(ctx, w0), T=rounds, E=E, R=1)
-    err = (tr.wbar[:, :, 0] - f64(ctx, q1.w_star())).norm(dim=-1).cpu().numpy()
-    observed_ratio = err[1:] / err[:-1]  # [rounds, K]
+    starts = {"SC-Q1": q1.w_star() + vecs[:, -1], "SC-Q2": np.asarray(q2.w_star()) + 1.0}
+    verdicts, rows, errs = [], [], {}
+    sim_ratio = None
+    for step_name, g in steps.items():
+        methods = [perturbed(g, b) for b in betas]
+        kappa = np.array([float(factor(mu=MU, beta=b, gamma=g, E=E)) for b in betas])
+        v_k, _ = deterministic_verdict(kappa, np.full(len(betas), 1 - MU * g))  # kappa <= 1 - mu gamma_t
+        verdicts.append(v_k)
+        for name, prob in (("SC-Q1", q1), ("SC-Q2", q2)):
+            cst = prob.constants()
+            run = run_quadratic(ctx, prob, methods, starts[name], T=rounds, E=E, R=1, stream=f"c16 {name} {step_name}")
+            D = run.D[:, :, 0]  # [T+1, K]
+            if name == "SC-Q1" and step_name == "largest admissible":
+                errs = np.sqrt(D)
+                sim_ratio = errs[1:] / errs[:-1]
+            for j, b in enumerate(betas):
+                after = (np.arange(rounds) >= 1).astype(float)
+                if additive is None:
+                    A_t = np.zeros(rounds)
+                else:
+                    A_t = np.broadcast_to(np.asarray(additive(mu=MU, L=L, gamma=g, gamma_prev=g, E=E, beta=b,
+                                                              S=cst["S"].value, sigma2=0.0, Gamma=cst["Gamma"].value,
+                                                              G2=run.G2_round[:, j], after0=after), dtype=float),
+                                          (rounds,))
+                rhs = kappa[j] * D[:-1, j] + A_t
+                v, info = deterministic_verdict(D[1:, j], rhs, rtol=rtol)
+                verdicts.append(v)
+                rho = B.QuadraticRoundMap.build(*(prob.numpy()), gamma=g, E=E, beta=b).rho()
+                rows.append({"step": step_name, "gamma": g, "problem": name, "beta": b, "kappa_B3": float(kappa[j]),
+                             "rho": float(rho), "rho2_le_kappa": bool(rho**2 <= kappa[j]), "D": D[:, j],
+                             "A": A_t.copy(), "G2_round": run.G2_round[:, j],
+                             "min_A_over_D": float(np.min(A_t / D[:-1, j])),
+                             "min_bound_over_next": float(np.min(rhs / D[1:, j])), "violations": info["violations"]})
     r_L = np.array([float(factor(mu=L, beta=b, gamma=gamma, E=E)) for b in betas])  # r_ours(L) = kappa_B3 at mu -> L
-    kappa = np.array([float(factor(mu=MU, beta=b, gamma=gamma, E=E)) for b in betas])
-    rho_q1 = np.array([B.QuadraticRoundMap.build(H1, c1, P1, gamma=gamma, E=E, beta=b).rho() for b in betas])
-    rho_q2 = np.array([B.QuadraticRoundMap.build(H2, c2, P2, gamma=gamma, E=E, beta=b).rho() for b in betas])
-    v_sim, i_sim = identity_verdict(observed_ratio, np.broadcast_to(np.abs(r_L), observed_ratio.shape), rtol=rtol)
-    v_claim, i_claim = deterministic_verdict(np.concatenate([rho_q1**2, rho_q2**2]),
-                                             np.concatenate([1 - MU * gamma * np.ones(len(betas))] * 2))
+    v_sim, i_sim = identity_verdict(sim_ratio, np.broadcast_to(np.abs(r_L), sim_ratio.shape), rtol=rtol)
     admissible = all(gamma <= B.lemma_step_limit("B3", L, MU, beta_v=b) for b in betas)
     # the sufficient condition of spec 2.6 on a grid of (beta, E, gamma): max over [mu, L] of |r| < 1 where it holds
     grid_b, grid_E, grid_g = np.meshgrid(np.linspace(0.05, 1, 20), np.arange(1, 41), np.linspace(0.01, 0.5, 20) / L,
@@ -536,36 +616,74 @@ def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, gamma: float | None = None
     sufficient_failures = int(np.sum(cond & (r_grid >= 1)))
     assumptions = [Assumption(f"gamma = {gamma:g} satisfies Lemma B3's condition for every beta", admissible, gamma, "exact",
                               "gamma <= min{1/(2L), 1/(beta mu)}"),
-                   Assumption("the simulation's per-round ratio equals |r_ours(L)| (SC-Q1)", v_sim.passed,
-                              i_sim["max_rel_error"], "exact", "relative error of the simulated ratio")]
-    verdict = apply_assumptions(v_claim, assumptions)
+                   Assumption("the simulation's per-round ratio equals |r_ours(L)| (SC-Q1, deterministic)", v_sim.passed,
+                              i_sim["max_rel_error"], "exact", "relative error of the simulated ratio"),
+                   Assumption("sigma = 0 and Gamma exact (quadratic clients); G^2 measured along the run (Assumption 3)",
+                              True, None, "exact", "G^2 per round: the largest ||g_i||^2 at the gradient points of rounds "
+                                                   "t and t-1")]
+    verdict = apply_assumptions(combine(verdicts), assumptions)
+    big = [r for r in rows if r["step"] == "largest admissible"]
+    thm = [r for r in rows if r["step"] == "Theorem 3"]
+    q1_big = [r for r in big if r["problem"] == "SC-Q1"]
+    q2_big = [r for r in big if r["problem"] == "SC-Q2"]
+    vac = min(r["min_A_over_D"] for r in big)
+    vac_next = min(r["min_bound_over_next"] for r in big)
+    vac_thm = min(r["min_A_over_D"] for r in thm)
+    diverging = [r for r in q2_big if r["rho"] > 1]
+    thm_ok = all(r["rho2_le_kappa"] for r in thm)
     lam_plot = np.linspace(MU, L, 61)
+    held = verdict.passed
+    rho_q2_text = ", ".join(f"{r['rho']:.3f}" for r in q2_big)
     return result_for(
         ctx, C16_CLAIM, verdict,
-        observed={"betas": list(betas), "r_ours_L": r_L, "rho_sc_q1": rho_q1, "rho_sc_q2": rho_q2,
-                  "simulated_ratio": observed_ratio[-1], "sufficient_condition_failures": sufficient_failures,
+        observed={"betas": list(betas), "r_ours_L": r_L, "rho_sc_q1": [r["rho"] for r in q1_big],
+                  "rho_sc_q2": [r["rho"] for r in q2_big], "simulated_ratio": sim_ratio[-1],
+                  "min_A_over_D_largest_step": vac, "min_bound_over_next_largest_step": vac_next,
+                  "theorem_step_rho2_le_kappa": thm_ok, "min_A_over_D_theorem_step": vac_thm, "violations": int(sum(r["violations"] for r in rows)),
+                  "rows": [{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in r.items()} for r in rows],
+                  "sufficient_condition_failures": sufficient_failures,
                   "sufficient_condition_grid_points": int(cond.sum())},
-        predicted={"kappa_B3": kappa, "one_minus_mu_gamma": 1 - MU * gamma, "gamma": gamma, "E": E},
-        fit={"claim": i_claim, "simulation": i_sim},
-        explanation=(f"With gamma = {gamma:g} and E = {E} (admissible for Lemma B3) kappa_B3 = "
-                     f"{', '.join(f'{k:.3f}' for k in kappa)} for beta = {', '.join(f'{b:g}' for b in betas)}, yet the "
-                     f"multiplier along the L-eigenvector is r(L) = {', '.join(f'{v:.3f}' for v in r_L)} and the exact rate on "
-                     f"heterogeneous SC-Q2 is rho(M) = {', '.join(f'{v:.3f}' for v in rho_q2)}"
-                     f"{f': beta = {betas[0]:g} diverges. ' if rho_q2[0] > 1 else '. '}"
-                     f"The simulation reproduces |r(L)| to {i_sim['max_rel_error']:.1e}."),
+        predicted={"kappa_B3": [r["kappa_B3"] for r in q1_big], "one_minus_mu_gamma": 1 - MU * gamma, "gamma": gamma,
+                   "theorem_step": steps["Theorem 3"], "E": E, "additive": None if additive is None else additive.name},
+        fit={"simulation": i_sim},
+        explanation=(
+            (f"Lemma B3 as printed held in every round, for every beta, at both steps and on both problems "
+             f"({len(rows)} runs of {rounds} rounds), and kappa <= 1 - mu gamma held. At the largest admissible step "
+             f"gamma = {gamma:g} it holds only vacuously: A_t >= {vac:,.0f} D_t, so kappa D_t + A_t exceeds D_(t+1) by a "
+             f"factor of at least {vac_next:,.0f}, although the error grows: r(L) = "
+             f"{', '.join(f'{v:.3f}' for v in r_L)} and rho(M) on SC-Q2 = {rho_q2_text} "
+             f"for beta = {', '.join(f'{b:g}' for b in betas)}. At Theorem 3's step 1/(2LE) = {steps['Theorem 3']:g}, "
+             f"rho(M)^2 <= kappa_B3 {says(thm_ok, 'in every case', 'not in every case')} (there too A_t >= {vac_thm:,.0f} D_t "
+             "in these noise-free runs: with G^2 measured along the trajectory, A's G^2 terms are of the order of "
+             "E (lambda/L)^2 D_t, so the lemma's content is its rate kappa, which x01 certifies). ") if held else
+            (f"Some round exceeded kappa D_t + A_t ({sum(r['violations'] for r in rows)} rounds; "
+             f"A {'dropped' if additive is None else 'as given'}), or kappa > 1 - mu gamma. "))
+            + f"The simulation reproduces |r(L)| to {i_sim['max_rel_error']:.1e}.",
         assumptions=assumptions,
-        finding=(f"Lemma B3's step condition does not ensure stability (spec 7 item 6): at gamma = {gamma:g}, E = {E}, beta = "
-                 f"{betas[0]:g} the round multiplies the error along the L-eigenvector by {r_L[0]:.2f} (rho(M) = "
-                 f"{rho_q2[0]:.2f} on SC-Q2) while kappa_B3 = {kappa[0]:.3f}: the overshoot below -1 when E gamma L is large "
-                 "and beta small is a concrete mechanism for the spikes of Figs. 12-13, not the O(G^2/beta^2) floor. The "
-                 f"sufficient condition beta >= 1/2 or E gamma L < 2 (given gamma beta L <= 1) held on all "
-                 f"{int(cond.sum())} grid points where it applies ({sufficient_failures} failures)."),
+        finding=remark(
+            f"Lemma B3 holds at its largest admissible step gamma = {gamma:g} (E = {E}) only vacuously: its additive term "
+            f"is at least {vac:,.0f} times D_t there (the bound exceeds the next distance by a factor >= {vac_next:,.0f}), "
+            f"because G^2 of Assumption 3 grows with the error. The step condition gamma <= min{{1/(2L), 1/(beta mu)}} does "
+            f"not ensure stability: at beta = {betas[0]:g} the round multiplies the error along the L-eigenvector by "
+            f"{r_L[0]:.2f} (rho(M) = {q2_big[0]['rho']:.2f} on heterogeneous SC-Q2"
+            f"{', diverging' if diverging else ''}) while kappa_B3 = {q1_big[0]['kappa_B3']:.3f}: an overshoot below -1 "
+            "when E gamma L is large and beta small, a concrete mechanism for the spikes of Figs. 12-13 (which the paper "
+            "attributes to the O(G^2/beta^2) term). This is a remark on the step condition, not an error of the lemma; at "
+            f"Theorem 3's step 1/(2LE) kappa_B3 lies in [1 - mu/(2L), 1) and rho(M)^2 <= kappa_B3 "
+            f"{says(thm_ok, 'in every case run', 'not in every case')}. The sufficient condition beta >= 1/2 or "
+            f"E gamma L < 2 (given gamma beta L <= 1) held on all {int(cond.sum())} grid points where it applies "
+            f"({sufficient_failures} failures).") if held else "",
         figure=figspec.figure(
-            figspec.panel(f"|round multiplier| along eigenvalue lambda (gamma = 1/(2L), E = {E})", "lambda", "|r_ours(lambda)|",
+            figspec.panel(f"|round multiplier| along eigenvalue lambda (gamma = {gamma:g}, E = {E})", "lambda",
+                          "|r_ours(lambda)|",
                           [figspec.line(f"beta={b:g}", lam_plot, np.abs(factor(mu=lam_plot, beta=b, gamma=gamma, E=E)), "observed")
                            for b in betas] + [figspec.line("stability limit 1", lam_plot, 1.0, "reference")],
                           xscale="linear"),
-            figspec.panel("Simulated error growth (SC-Q1, along the L-eigenvector)", "round t", r"$\|\bar w_t-w_\star\|$",
-                          [figspec.line(f"beta={b:g}", np.arange(rounds + 1), err[:, j], "observed") for j, b in enumerate(betas)],
-                          xscale="linear")),
+            figspec.panel(f"Lemma B3 per round at gamma = {gamma:g} (SC-Q2): D_(t+1) and kappa D_t + A_t", "round t",
+                          "squared distance",
+                          [figspec.line(f"D_(t+1), beta={r['beta']:g}", np.arange(1, rounds + 1), r["D"][1:], "observed")
+                           for r in q2_big]
+                          + [figspec.line(f"kappa D_t + A_t, beta={r['beta']:g}", np.arange(1, rounds + 1),
+                                          r["kappa_B3"] * r["D"][:-1] + r["A"], "bound") for r in q2_big],
+                          xscale="linear", yscale="log")),
     )

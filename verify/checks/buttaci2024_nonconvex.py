@@ -1,4 +1,4 @@
-"""buttaci2024 c15, c17: the nonconvex rates (Theorems 2 and 4, Lemmas A4 and B4) and Corollary 1.
+"""buttaci2024 c15, c17, x04: the nonconvex rates (Theorems 2 and 4, Lemmas A4 and B4) and Corollary 1.
 
 Spec sections 3.2, 3.4, 3.5, 3.6 (iteration complexities), 4 (Lemmas A4, B4), 6.1 (C15, C17), 7 item 8. The
 problem is verify/problems/buttaci2024_nonconvex.py: f_i(w) = sum_j log(1 + (w_j - c_ij)^2) + (lambda/2)||w||^2,
@@ -7,6 +7,7 @@ L = 2 + lambda exactly, f_inf = 0, deterministic gradients (sigma = 0), so every
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 from scipy import optimize
 
 from analytic.papers import buttaci2024 as B
@@ -17,7 +18,7 @@ from verify.engine import Context
 from verify.fit import apply_assumptions, combine, deterministic_verdict, identity_verdict
 from verify.problems.buttaci2024_nonconvex import log_cauchy
 from verify.registry import check, register_paper, result_for
-from verify.result import Assumption, Claim, Result
+from verify.result import Assumption, Claim, Result, erratum, remark
 
 register_paper(B.PAPER)
 
@@ -196,4 +197,105 @@ def c17_corollary1(ctx: Context, *, corollary=B.Corollary1, instances: int = 20,
             figspec.panel(f"Nonconvex problem, ours beta = {beta:g}: average squared gradient vs E", "E",
                           r"$\frac{1}{TE}\sum\|\nabla f\|^2$",
                           [figspec.line(f"T = {T}", Es, v, "observed") for T, v in sweep.items()])),
+    )
+
+
+# =====================================================================================================
+# x04: the proof step eq. (76) of Lemma A4 (FedProx, nonconvex) as printed
+# =====================================================================================================
+def _eq76_sides(u: np.ndarray, g: np.ndarray, *, alpha, gamma, L, coefficients) -> tuple[np.ndarray, np.ndarray]:
+    """a_3 = (L/2)||alpha gamma u - gamma g||^2 (u = wbar_{t,0} - wbar_{t,k}, g = sum_i p_i g_i) and the right-hand
+    side c_g gamma^2 L ||g||^2 + c_u gamma^2 alpha^2 L ||u||^2 with ``coefficients`` = (c_g, c_u) (eq. 76: 1/2, 1/8)."""
+    c_g, c_u = coefficients
+    lhs = L / 2 * ((alpha * gamma * u - gamma * g) ** 2).sum(-1)
+    rhs = c_g * gamma**2 * L * (g**2).sum(-1) + c_u * gamma**2 * alpha**2 * L * (u**2).sum(-1)
+    return lhs, rhs
+
+
+X04_CLAIM = Claim(
+    "Proof of Lemma A4 (Appendix A, paper lines 681-683): 'We bound a_3 under expectation by applying Peter-Paul's "
+    "inequality', a_3 = (L/2)||alpha gamma_t (wbar_{t,0} - wbar_{t,k}) - gamma_t sum_i p_i g_i(w^i_{t,k})||^2, giving "
+    "eq. (76): E a_3 <= (gamma_t^2 L/2) E||sum_i p_i g_i(w^i_{t,k})||^2 + (gamma_t^2 alpha^2 L/8) E||wbar_{t,0} - "
+    "wbar_{t,k}||^2. Checked as the inequality the step asserts: for all vectors u = wbar_{t,0} - wbar_{t,k} and "
+    "g = sum_i p_i g_i.",
+    r"\frac{L}{2}\|\alpha\gamma u-\gamma g\|^2\leq\frac{\gamma^2L}{2}\|g\|^2+\frac{\gamma^2\alpha^2L}{8}\|u\|^2",
+    "buttaci2024, Appendix A, proof of Lemma 4, eq. (76) (paper lines 681-683); spec 7 item 8",
+    "L/2 norm(alpha gamma u - gamma g)^2 <= (gamma^2 L)/2 norm(g)^2 + (gamma^2 alpha^2 L)/8 norm(u)^2")
+
+
+@check("buttaci2024.x04", "The proof step eq. (76) of Lemma A4 as printed ('Peter-Paul's inequality' with "
+       "coefficients 1/2 and 1/8) holds for all vectors", "erratum", "violated")
+def x04_eq76_young(ctx: Context, *, coefficients=(0.5, 0.125), alpha: float = 1.0, gamma: float = 0.05,
+                   L: float = 2.0, d: int = 3, samples: int = 2000) -> Result:
+    """Eq. (76) (proof of Lemma A4) as the vector inequality the step asserts: (L/2)||alpha gamma u - gamma g||^2 <=
+    c_g gamma^2 L ||g||^2 + c_u gamma^2 alpha^2 L ||u||^2 with the printed (c_g, c_u) = (1/2, 1/8), at the exact
+    witness g = 0, u = e_1 and on ``samples`` random pairs (u, g) (the verdict). Beside it, sympy: the right-hand side
+    minus the left is a quadratic form in (u, g) whose 2x2 matrix is indefinite for the printed coefficients (so the
+    step fails for some vectors), while the valid Young form (c_g, c_u) = (1, 1) leaves (L gamma^2/2)||alpha u + g||^2
+    >= 0. The printed Lemma A4 itself is checked by c15 (it held there)."""
+    rng = ctx.numpy_rng("x04/vectors")
+    u = np.concatenate([np.eye(d)[:1], rng.standard_normal((samples, d))])
+    g = np.concatenate([np.zeros((1, d)), rng.standard_normal((samples, d))])
+    lhs, rhs = _eq76_sides(u, g, alpha=alpha, gamma=gamma, L=L, coefficients=coefficients)
+    verdict, info = deterministic_verdict(lhs, rhs, rtol=1e-12)
+    # sympy: RHS - LHS as a quadratic form in (u, g) (one coordinate; the general case is a sum of such)
+    a_, gm, Ls, uu, gg = sp.symbols("alpha gamma L u g", real=True)
+    cg, cu = (sp.nsimplify(c) for c in coefficients)
+    form = sp.expand(cg * gm**2 * Ls * gg**2 + cu * gm**2 * a_**2 * Ls * uu**2 - Ls / 2 * (a_ * gm * uu - gm * gg) ** 2)
+    M = sp.Matrix([[form.coeff(uu, 2), form.coeff(uu, 1).coeff(gg, 1) / 2],
+                   [form.coeff(uu, 1).coeff(gg, 1) / 2, form.coeff(gg, 2)]])
+    det = sp.factor(M.det())
+    young = sp.factor(sp.expand(gm**2 * Ls * gg**2 + gm**2 * a_**2 * Ls * uu**2 - Ls / 2 * (a_ * gm * uu - gm * gg) ** 2))
+    witness_ratio = float(lhs[0] / rhs[0]) if rhs[0] > 0 else float("inf")
+    # exact arithmetic at the witness (rationals)
+    from fractions import Fraction
+
+    fa, fg, fL = Fraction(alpha).limit_denominator(10**6), Fraction(gamma).limit_denominator(10**6), \
+        Fraction(L).limit_denominator(10**6)
+    exact_lhs = fL / 2 * (fa * fg) ** 2
+    exact_rhs = Fraction(cu.p, cu.q) * fg**2 * fa**2 * fL  # the c_g term vanishes at g = 0
+    share = float(np.mean(lhs > rhs * (1 + 1e-12)))
+    held = verdict.passed
+    return result_for(
+        ctx, X04_CLAIM, verdict,
+        observed={"witness": {"u": "e_1", "g": "0", "lhs": float(lhs[0]), "rhs": float(rhs[0]), "ratio": witness_ratio},
+                  "exact_witness": {"lhs": str(exact_lhs), "rhs": str(exact_rhs)},
+                  "random_pairs": samples, "share_violated": share, "violations": info["violations"]},
+        predicted={"coefficients": list(coefficients), "form_matrix_det": str(det),
+                   "valid_young_form_rhs_minus_lhs": str(young), "alpha": alpha, "gamma": gamma, "L": L},
+        fit=info,
+        explanation=(f"At g = 0, u = e_1 the left side of eq. (76) is {lhs[0]:.6g} and the right side {rhs[0]:.6g} "
+                     f"(left/right = {witness_ratio:.2f}); {share:.1%} of {samples} random pairs (u, g) violate it too. "
+                     f"Sympy: right minus left is a quadratic form in (u, g) with determinant {det}"
+                     + (", negative: indefinite, so no expectation argument rescues the step for all vectors. "
+                        if (not held) else ". ")
+                     + f"The valid Young form gamma^2 L ||g||^2 + gamma^2 alpha^2 L ||u||^2 leaves {young} >= 0."),
+        assumptions=[],
+        finding=erratum(
+            "The proof step eq. (76) of Lemma A4 is invalid as printed: (L/2)||alpha gamma u - gamma g||^2 is not "
+            "bounded by (gamma^2 L/2)||g||^2 + (gamma^2 alpha^2 L/8)||u||^2; Peter-Paul's inequality cannot give "
+            "coefficients that small.",
+            paper_says=("Proof of Lemma A4 (Appendix A, lines 681-683): 'We bound a_3 under expectation by applying "
+                        "Peter-Paul's inequality', eq. (76): E a_3 <= (gamma_t^2 L/2) E||sum_i p_i g_i(w^i_{t,k})||^2 + "
+                        "(gamma_t^2 alpha^2 L/8) E||wbar_{t,0} - wbar_{t,k}||^2, with a_3 = (L/2)||alpha gamma_t "
+                        "(wbar_{t,0} - wbar_{t,k}) - gamma_t sum_i p_i g_i(w^i_{t,k})||^2."),
+            correction=("Young's inequality gives E a_3 <= gamma_t^2 L E||sum_i p_i g_i||^2 + gamma_t^2 alpha^2 L "
+                        "E||wbar_{t,0} - wbar_{t,k}||^2 (coefficients 1 and 1 instead of 1/2 and 1/8); this changes the "
+                        "alpha^2 term of Lemma A4 and Theorem 2 and needs gamma <= 1/(2L) instead of 1/L (spec 7 item 8). "
+                        "Lemma A4's printed statement was not contradicted in our runs (c15)."),
+            witness=(f"g = sum_i p_i g_i = 0, u = wbar_{{t,0}} - wbar_{{t,k}} = e_1, alpha = {alpha:g}, gamma = {gamma:g}, "
+                     f"L = {L:g}: left {exact_lhs} > right {exact_rhs} (ratio {witness_ratio:.0f}); {share:.1%} of "
+                     f"{samples} random pairs (u, g) in R^{d} violate it."),
+            second_argument=(f"Sympy, exact: right minus left = (L gamma^2/2)[(2 c_g - 1) g^2 + (2 c_u - 1) alpha^2 u^2 + "
+                             f"2 alpha u g] per coordinate; with the printed (c_g, c_u) = (1/2, 1/8) the form's matrix has "
+                             f"determinant {det} < 0 and diagonal entry (2 c_u - 1) = -3/4 < 0 in u: indefinite, negative "
+                             "at g = 0 for every u != 0. Young's inequality ||a + b||^2 <= (1 + eps)||a||^2 + (1 + 1/eps)"
+                             "||b||^2 needs both coefficients >= 1 (in units of L gamma^2/2 ||g||^2 and L gamma^2 alpha^2/2 "
+                             "||u||^2 they are 1 and 1/4 here)."),
+        ) if not held else remark(f"With coefficients {tuple(coefficients)} the step held for every pair tried."),
+        figure=figspec.figure(figspec.panel(
+            "Eq. (76) on random pairs (u, g): left side against right side", "right side (printed coefficients)",
+            "left side a_3", [figspec.line("random pairs", np.sort(rhs), lhs[np.argsort(rhs)], "observed"),
+                              figspec.line("left = right", [0.0, float(rhs.max())], [0.0, float(rhs.max())], "bound")],
+            xscale="linear", yscale="linear")),
     )
