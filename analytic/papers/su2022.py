@@ -52,6 +52,7 @@ eta, gamma, kappa_s, rho, nu, M_eff = sp.symbols("eta gamma kappa rho nu M_eff",
 e_norm, radius, n_H, eps_op, tan_gamma, ratio, N_j, K_norm = sp.symbols(
     "e_norm radius n_H eps_op tan_gamma ratio N_j K_norm", positive=True)
 dist, fail = sp.symbols("dist fail_prob", positive=True)
+angle = sp.Symbol("gamma_angle", positive=True)  # the angle gamma of Lemma 4: cos(gamma) = sigma_min(U_1^T Q_0)
 
 XI1 = sp.sqrt(d / m * sp.log(N)) + d / m * sp.log(N) ** 3  # xi_1 (spec 1.4)
 XI2 = sp.sqrt(k / ell * sp.log(N)) + k / ell * sp.log(N) ** 3  # xi_2
@@ -107,10 +108,20 @@ LEMMA_6_LEADING = Bound("Lemma 6, leading order", (e_norm**2 + sigma**2) * sp.sq
                         source="su2022, Lemma 6 (leading term of xi_2); spec 6 C7",
                         typst="norm(A - EE A) prop (norm(e)^2 + sigma^2) sqrt(k / ell)")
 
-#: Lemma 4 (GVL13 Thm 8.2.2, "tanh" read as tan, E14): ||Q_t Q_t^T - U U^T|| <= tan(gamma) |lambda_{k+1}/lambda_k|^t.
-LEMMA_4 = Bound("Lemma 4", tan_gamma * ratio**t, "upper",
+#: Lemma 4 as printed (paper line ~492): ||Q_t Q_t^T - U_1 U_1^T|| <= tanh(theta) |lambda_{k+1}/lambda_k|^t, with the
+#: undefined theta read as the angle gamma of cos(gamma) = sigma_min(U_1^T Q_0) (E14).
+LEMMA_4_PRINTED = Bound("Lemma 4, as printed (tanh)", sp.tanh(angle) * ratio**t, "upper",
+                        statement="If |lambda_k| > |lambda_{k+1}| and cos(gamma) = sigma_min(U_1^T Q_0), orthogonal iteration "
+                                  "satisfies ||Q_t Q_t^T - U_1 U_1^T||_2 <= tanh(theta) |lambda_{k+1}/lambda_k|^t for all t "
+                                  "(printed; theta read as gamma).",
+                        source="su2022, Lemma 4 (Appendix A.1, paper line ~492)", hidden_constant=False,
+                        typst="norm(Q_t Q_t^T - U_1 U_1^T) <= tanh(gamma) abs(lambda_(k+1) / lambda_k)^t")
+
+#: Lemma 4 repaired (GVL13 Thm 8.2.2, E14): ||Q_t Q_t^T - U U^T|| <= tan(gamma) |lambda_{k+1}/lambda_k|^t.
+LEMMA_4 = Bound("Lemma 4 (tan, GVL13 Thm 8.2.2)", sp.tan(angle) * ratio**t, "upper",
                 statement="If |lambda_k| > |lambda_{k+1}| and cos(gamma) = sigma_min(U_1^T Q_0), orthogonal iteration "
-                          "satisfies ||Q_t Q_t^T - U_1 U_1^T||_2 <= tan(gamma) |lambda_{k+1}/lambda_k|^t.",
+                          "satisfies ||Q_t Q_t^T - U_1 U_1^T||_2 <= tan(gamma) |lambda_{k+1}/lambda_k|^t "
+                          "(the printed tanh(theta) read as tan(gamma), E14).",
                 source="su2022, Lemma 4 (Appendix A.1; GVL13 Theorem 8.2.2)", hidden_constant=False,
                 typst="norm(Q_t Q_t^T - U_1 U_1^T) <= tan(gamma) abs(lambda_(k+1) / lambda_k)^t")
 
@@ -142,8 +153,9 @@ PROP_2_21 = Bound("Proposition 2, eq. (21)", 1 - alpha**2 / (8 * beta**2), "uppe
 
 #: Theorem 1 (4) as printed: every anchor ends within eps Delta of its centre.
 THM_1_LITERAL = Bound("Theorem 1 (4), as printed", eps * Delta, "upper",
-                      statement="W.p. 1 - O(N^-9), sup_{i in H} ||theta_{i,T} - theta*_{z_i}|| <= eps Delta.",
-                      source="su2022, Theorem 1, eq. (4)", hidden_constant=False,
+                      statement="W.p. 1 - O(N^-9), for all theta_0 with ||theta_0|| <= R, sup_{i in H} ||theta_{i,T} - theta*_{z_i}|| "
+                                "<= eps Delta.",
+                      source="su2022, Theorem 1, eq. (4) (paper lines ~125-127)", hidden_constant=False,
                       typst="sup_(i in H) norm(theta_(i,T) - theta_(z_i)^*) <= epsilon Delta")
 
 #: What the proof of Theorem 1 gives (E5): 2 eps Delta / alpha.
@@ -157,6 +169,20 @@ COUPON = Bound("coverage of the anchors", 1 - k * (1 - p) ** n_H, "lower",
                statement="With n_H anchors drawn uniformly, P(every cluster has an anchor) >= 1 - k(1 - p_min)^{n_H}.",
                source="su2022, proof of Theorem 1, eq. (5)", hidden_constant=False,
                typst="PP(\"all clusters in\" H) >= 1 - k (1 - p_min)^(n_H)")
+
+#: Theorem 1 (5) as printed (paper lines ~129-131): with n_H >= log N / p_min anchors, (5) fails with probability O(N^-9).
+#: The coverage event (every cluster has an anchor) is necessary for (5), so its miss probability is a lower bound on
+#: (5)'s failure probability; this Bound is the printed rate in N.
+THM_1_5_FAILURE = Bound("Theorem 1 (5), failure probability as printed", N**-9, "upper",
+                        statement="When n_H >= log N / p_min, with probability at least 1 - O(N^-9), d(theta_hat, theta*) <= eps Delta.",
+                        source="su2022, Theorem 1, eq. (5) (paper lines ~129-131)",
+                        typst="PP[d(hat(theta), theta^*) > epsilon Delta] = O(N^(-9))")
+
+#: Theorem 1 (5) as printed: d(theta_hat, theta*) <= eps Delta (the proof gives 2 eps Delta / alpha, E5).
+THM_1_5_LITERAL = Bound("Theorem 1 (5), as printed", eps * Delta, "upper",
+                        statement="When n_H >= log N / p_min, w.p. 1 - O(N^-9), d(theta_hat, theta*) <= eps Delta.",
+                        source="su2022, Theorem 1, eq. (5)", hidden_constant=False,
+                        typst="d(hat(theta), theta^*) <= epsilon Delta")
 
 #: Theorem 1's number of iterations with the 2 beta R of E9: (16 beta^2/alpha^2) log(2 beta R/(eps Delta)).
 THM_1_ITERATIONS = Bound("Theorem 1, T", 16 * beta**2 / alpha**2 * sp.log(2 * beta * radius / (eps * Delta)), "upper",

@@ -40,3 +40,11 @@ def test_theorem3_shape_and_oracle():
 
 def test_paper_metadata():
     assert S.PAPER.key == "su2022" and "Mixed Regression" in S.PAPER.title and S.PAPER.summary
+
+
+def test_printed_and_repaired_lemma4_and_theorem1():
+    g = np.array([0.3, 1.0, 1.5])
+    assert np.allclose(S.LEMMA_4_PRINTED(gamma_angle=g, ratio=0.5, t=2), np.tanh(g) / 4)
+    assert np.allclose(S.LEMMA_4(gamma_angle=g, ratio=0.5, t=2), np.tan(g) / 4)
+    assert float(S.THM_1_LITERAL(eps=0.1, Delta=1)) == pytest.approx(0.1)
+    assert float(S.THM_1_5_FAILURE(N=10.0)) == pytest.approx(1e-9)
