@@ -268,9 +268,9 @@ def x02_anchor_error_proof_radius(ctx: Context, *, theory: Bound = S.THM_1_PROOF
                      families=INIT_FAMILIES) -> Result:
     """Spec C13 with E5's repair (the printed eps Delta is su2022.c13): the six initialisation families, one anchor per cluster and family, all anchors of a
     replicate sharing the fresh clients S_t. A run succeeds when every anchor ends within the proof's
-    radius 2 eps Delta/alpha (E5); required share 0.9 at quick fidelity (48 runs: a test that detects failure
+    radius 2 eps Delta/alpha (E5); required share 0.9 at quick fidelity (96 runs: a test that detects failure
     rates above 10%), 0.98 at full (300 runs). The share within the literal eps Delta of (4) is reported (finding)."""
-    R = ctx.reps(8, 50)
+    R = ctx.reps(16, 50)
     threshold = ctx.pick(0.9, 0.98)
     s = phase1_setting(ctx)
     mod = model(ctx, "model", R, k=s["k"], d=s["d"], centres=s["centres"])
