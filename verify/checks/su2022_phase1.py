@@ -1,9 +1,12 @@
-"""su2022 checks c12-c17: Phase 1 (federated moment descent), Theorem 1 and Proposition 2 (21).
+"""su2022 checks c12-c17, x02, x03: Phase 1 (federated moment descent), Theorem 1 and Proposition 2 (21).
 
-Spec section 6 B (C12-C17), errors E1, E5, E7, E9, E11. Phase 1 runs as the listing says (fresh
-clients S_t every iteration, Algorithm 3 for the subspace, fresh anchor points, the stop test), with
-the sign of beta_hat fixed by the first moment (E1; c17 ablates it) and anchors frozen once they stop
-(E6). Quick fidelity uses k = 2, d = 5, m = 10^4; full fidelity k = 3, d = 10 (su2022_common).
+Spec section 6 B (C12-C17), errors E1, E5-E7, E9, E11. The printed statements come first: c13 tests
+Theorem 1 (4)'s eps Delta with Phase 1 run as the listing prints it (re-test every iteration), c14 tests
+(5)'s 1 - O(N^-9); the repaired statements are x02 (2 eps Delta/alpha) and x03 (k groups, union bound).
+Elsewhere Phase 1 runs as the proof needs it (fresh clients S_t every iteration, Algorithm 3 for the
+subspace, fresh anchor points, the stop test), with the sign of beta_hat fixed by the first moment (E1;
+c17 ablates it) and anchors frozen once they stop (E6). Quick fidelity uses k = 2, d = 5, m = 10^4; full
+fidelity k = 3, d = 10 (su2022_common).
 """
 from __future__ import annotations
 

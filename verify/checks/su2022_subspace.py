@@ -1,11 +1,12 @@
-"""su2022 checks c06-c11, c18, c19: the concentration and subspace lemmas behind Phase 1.
+"""su2022 checks c06-c11, c18, c19, x01: the concentration and subspace lemmas behind Phase 1.
 
 Spec section 6 B (C6-C11, C18, C19). Lemmas 3, 6 and 14 are checked by their leading-order rates
 (their xi terms carry log^3 N factors that dominate at any simulable size, so only the exponent of
 the leading term is testable); Propositions 1-2 and Lemma 15 by the fitted-constant rule: one
 constant fitted on a calibration sweep, then held fixed on the other sweeps
 (``verify.fit.held_out_constant_verdict``), so that a wrong shape in d, m, ell or p is caught.
-Lemma 4 and Lemma 5 have explicit constants and are checked as stated.
+Lemma 4 and Lemma 5 have explicit constants and are checked as stated: c08 Lemma 4 as printed (tanh,
+an erratum), x01 with tan (GVL13 Theorem 8.2.2).
 
 Propositions 1-2 are statements about one Phase-1 iteration at a given theta_{i,t}; they are
 evaluated at anchor models theta = theta*_z + g u spread over the range a Phase-1 trajectory visits
