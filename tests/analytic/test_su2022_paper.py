@@ -40,3 +40,21 @@ def test_theorem3_shape_and_oracle():
 
 def test_paper_metadata():
     assert S.PAPER.key == "su2022" and "Mixed Regression" in S.PAPER.title and S.PAPER.summary
+
+
+def test_printed_and_repaired_lemma4_and_theorem1():
+    g = np.array([0.3, 1.0, 1.5])
+    assert np.allclose(S.LEMMA_4_PRINTED(gamma_angle=g, ratio=0.5, t=2), np.tanh(g) / 4)
+    assert np.allclose(S.LEMMA_4(gamma_angle=g, ratio=0.5, t=2), np.tan(g) / 4)
+    assert float(S.THM_1_LITERAL(eps=0.1, Delta=1)) == pytest.approx(0.1)
+    assert float(S.THM_1_5_FAILURE(N=10.0)) == pytest.approx(1e-9)
+
+
+def test_every_spec_error_has_a_check_or_a_reason():
+    ids = [e for e, _, _ in S.SPEC_ERRORS]
+    assert ids == [f"E{i}" for i in range(1, 26)]
+    for e, what, status in S.SPEC_ERRORS:
+        assert what.strip() and status.strip(), e
+        names_a_check = any(f"{c}{n:02d}" in status for c in "cx" for n in range(1, 40))
+        assert names_a_check or status.startswith("not "), f"{e}: neither a check nor a reason"
+        assert e + ":" in S.PAPER.summary

@@ -1,9 +1,11 @@
 """su2022 checks c28-c33: the two-phase method end to end (Theorem 3) and its comparisons.
 
 Spec section 6 D (C28-C33), 4.2 (failure modes), E19-E21. c28 is the paper's headline: global
-convergence from any start, against an IFCA-like baseline (Phase 2 from k random starts in the R-ball,
-same eta, s, T'). Phase 2 runs on a federation of heavy-tailed clients drawn from the same mixture as
-Phase 1's anchors and fresh clients (which do not join Phase 2: that only makes Phase 2 harder).
+convergence from any start, beside IFCA run as its authors run it (Phase 2's update from k random starts
+in the R-ball, 10 restarts, the lowest training loss kept, 600 rounds, the same Phase-2 clients) and the
+one-start baselines, and beside the two-phase method with Phase 1 as printed. Phase 2 runs on a
+federation of heavy-tailed clients drawn from the same mixture as Phase 1's anchors and fresh clients
+(which do not join Phase 2: that only makes Phase 2 harder).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from verify.algorithms.moment_descent import FedMDConfig, permutation_distance
 from verify.algorithms.two_phase import (
     Phase2Round,
     ball_starts,
+    clustering_errors,
     fedx_clustering,
     frozen_centre_count,
     kappa,
@@ -48,11 +51,12 @@ from verify.fit import (
     combine,
     held_out_constant_verdict,
     identity_verdict,
+    paired_comparison_verdict,
     proportion_verdict,
 )
-from verify.problems.mixed_regression import pareto_sizes, tiny_client_sizes
+from verify.problems.mixed_regression import MixedRegression, MixtureModel, pareto_sizes, tiny_client_sizes
 from verify.registry import check, result_for
-from verify.result import Assumption, Claim, Result
+from verify.result import Assumption, Claim, Result, remark
 
 S_LOCAL = 5
 
@@ -65,22 +69,127 @@ def _starts_by_family(mod, generator: torch.Generator) -> tuple[torch.Tensor, li
     return all_starts[idx, torch.arange(mod.R, device=mod.theta.device)], names
 
 
-@check("su2022.c28", "Theorem 3: the two-phase method converges from any start; IFCA-like random starts often do not",
+def _tiled(fed, times: int):
+    """The federation repeated ``times`` times along the replicate axis (row r * times + i: replicate r, restart i):
+    the restarts of a baseline run on exactly the same clients and data."""
+    mod = fed.model
+    rep = lambda x: x.repeat_interleave(times, 0)  # noqa: E731
+    tiled = MixtureModel(rep(mod.theta), rep(mod.cov), mod.sigma, rep(mod.p), mod.features)
+    return MixedRegression(tiled, fed.sizes, rep(fed.z), rep(fed.X), rep(fed.y), rep(fed.zeta), fed.seg)
+
+
+def affine_local_maps(fed, eta, s: int = S_LOCAL) -> tuple[torch.Tensor, torch.Tensor]:
+    """FedAvg's s local GD steps on client i are affine in the start v: v_s = M_i v + w_i with M_i = (I - c_i G_i)^s and
+    w_i = sum_{l<s} (I - c_i G_i)^l c_i b_i (c_i = eta/n_i, G_i = phi_i^T phi_i, b_i = phi_i^T y_i): ``[R, M, d, d]``,
+    ``[R, M, d]``. One round of Phase 2 (eq. (11)) is then theta_j <- theta_j + sum_{i: z_i = j} (n_i/N)((M_i - I) theta_j + w_i)."""
+    G, b, _ = fed.gram
+    c = (torch.as_tensor(eta, dtype=G.dtype, device=G.device)[:, None] / fed.sizes.to(G.dtype)[None, :])[..., None, None]
+    step = torch.eye(fed.d, dtype=G.dtype, device=G.device) - c * G
+    M, w = torch.eye(fed.d, dtype=G.dtype, device=G.device).expand_as(G).clone(), torch.zeros_like(b)
+    for _ in range(s):
+        w = (step @ w[..., None])[..., 0] + c[..., 0] * b
+        M = step @ M
+    return M, w
+
+
+def _first_replicates(fed, R: int):
+    """The federation restricted to its first R replicates (same clients, same data)."""
+    if R == fed.R:
+        return fed
+    mod = fed.model
+    sub = MixtureModel(mod.theta[:R], mod.cov[:R], mod.sigma, mod.p[:R], mod.features)
+    return MixedRegression(sub, fed.sizes, fed.z[:R], fed.X[:R], fed.y[:R], fed.zeta[:R], fed.seg)
+
+
+def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generator, *, s: int = S_LOCAL,
+                  early: int = 60, tol: float = 1e-12) -> dict:
+    """IFCA as its authors run it on random starts (GCYR20: "random initialization with multiple restarts"): ``restarts``
+    independent runs per replicate of Phase 2's update (eq. (8) labels, FedAvg s local steps, every block averaged with
+    weights n_i/N: IFCA Option II with the reference's normalisation by all clients) from k points uniform in the R-ball,
+    on the same federation; the run kept is the one with the lowest training loss (1/(2N)) sum_i min_j
+    ||y_i - phi_i theta_j||^2 after ``rounds`` rounds. The rounds use the exact affine form of the local steps
+    (``affine_local_maps``; su2022.c01 checks the round against Lemma 1) and stop early only once every run is at its
+    fixed point (labels unchanged and max change < ``tol``), where further rounds change nothing. Returns per replicate:
+    success of the selected run, of restart 0 after ``early`` and after ``rounds`` rounds (the one-start baselines), of
+    any restart (oracle selection), and the selected run's error."""
+    R, k, d = fed.R, fed.k, fed.d
+    early = min(early, rounds)
+    big = _tiled(fed, restarts)
+    eta_b = torch.as_tensor(eta).repeat_interleave(restarts)
+    M, w = affine_local_maps(big, eta_b, s)
+    weight = (fed.sizes.to(M.dtype) / fed.N)[None, :, None]
+    Mw, ww = (M - torch.eye(d, dtype=M.dtype, device=M.device)) * weight[..., None], w * weight
+    G, b, cy = big.gram
+    theta = ball_starts(R * restarts, k, d, fed.model.radius.repeat_interleave(restarts), generator)
+
+    Rb, Mc = G.shape[:2]
+    G2, Mw2 = G.reshape(Rb, Mc * d, d), torch.cat([Mw.reshape(Rb, Mc, d * d), ww], -1)  # one product gives A_j and c_j
+
+    def labels_and_loss(th):
+        thT = th.transpose(1, 2)
+        quad = ((G2 @ thT).reshape(Rb, Mc, d, k) * thT[:, None]).sum(2)
+        loss = cy[..., None] - 2 * (b @ thT) + quad
+        return loss.argmin(-1), loss.amin(-1).sum(-1) / (2 * fed.N)
+
+    at_early, z_prev = theta, None
+    eye_k = torch.eye(k, dtype=M.dtype, device=M.device)
+    for t in range(1, rounds + 1):
+        z, _ = labels_and_loss(theta)
+        Ac = eye_k[z].transpose(1, 2) @ Mw2  # [Rb, k, d*d + d]: sum over each block's clients
+        A, cvec = Ac[..., :d * d].reshape(Rb, k, d, d), Ac[..., d * d:]
+        new = theta + (A @ theta[..., None])[..., 0] + cvec
+        done = z_prev is not None and bool((z == z_prev).all()) and float((new - theta).abs().max()) < tol
+        theta, z_prev = new, z
+        if t == early:
+            at_early = theta
+        if done and t >= early:
+            break
+
+    def ok_of(th) -> torch.Tensor:
+        err, match = permutation_distance(th, big.model.theta)
+        z_th, _ = labels_and_loss(th)
+        _, wrong = clustering_errors(big, z_th, match)
+        return ((err <= big.model.Delta / 4) & (wrong <= 0.1)).reshape(R, restarts), err.reshape(R, restarts)
+
+    ok, err = ok_of(theta)
+    ok_early, _ = ok_of(at_early)
+    _, loss = labels_and_loss(theta)
+    pick = loss.reshape(R, restarts).argmin(-1)
+    rows = torch.arange(R, device=pick.device)
+    return {"selected": numpy(ok[rows, pick]), "one_start": numpy(ok[:, 0]), "one_start_early": numpy(ok_early[:, 0]),
+            "any": numpy(ok.any(-1)), "selected_error": numpy(err[rows, pick]), "rounds_run": t}
+
+
+@check("su2022.c28", "Theorem 3: the two-phase method converges from any start; IFCA compared fairly (restarts, loss selection)",
        "bound", "holds")
 def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail: float = 2.0, rounds: int = 60,
-                           threshold: float | None = None, m_base: int = 5000, sign_rule: str = "first_moment") -> Result:
+                           threshold: float | None = None, m_base: int = 5000, sign_rule: str = "first_moment",
+                           freeze: bool = True, restarts: int = 10, ifca_rounds: int = 600, ifca_seeds: int | None = None,
+                           printed: bool = True) -> Result:
     """Spec C28: for each (d, k) in ``grid`` (quick: (5, 2), (5, 3); full: d in {5, 10, 20} x k in {2, 3, 5}),
     seeds cycle through the six start families of C13; Phase 1 with m = m_base (d/5) (p_min/0.5)^-2 fresh
     clients per iteration (its need, eq. (3)) and n_H anchors covering every cluster w.p. 0.99; then Phase 2
     (FedAvg s = 5, gamma = 0.5/s, T' rounds) on clients with Pareto sizes. Success (spec 6): d(theta_hat, theta*)
     <= Delta/4 and >= 90% of the data correctly labelled. The verdict: the pooled two-phase success share
-    reaches 85% at quick fidelity (a test that detects failure rates above 15%), 95% at full. The IFCA-like
-    baseline's success share and the dead-centre start of spec 4.2(2) are reported beside it. ``sign_rule`` is
-    Phase 1's orientation of beta_hat (E1; "none" is the listing as printed)."""
+    reaches 85% at quick fidelity (a test that detects failure rates above 15%), 95% at full. ``sign_rule`` and
+    ``freeze`` are Phase 1's repairs (E1, E6); the verdict is for the repaired method.
+
+    Beside it, reported and labelled (the paper's comparison, line ~25: "[GCYR20's] numerical results suggested that
+    sufficiently many random initializations would lead to at least one good realization ... However, the necessary
+    number of random initializations scales exponentially in both the input dimension and the number of clusters.
+    Besides, in practice, it is hard to recognize which initialization is good"):
+    * IFCA run fairly (``ifca_restarts``): ``restarts`` random starts per seed, ``ifca_rounds`` rounds, the run with
+      the lowest training loss kept, on the same Phase-2 federation as the two-phase method's Phase 2, on the first
+      ``ifca_seeds`` seeds of each grid point (quick: 6 of 18, for time; full: all) and compared with the two-phase
+      method on those same seeds (paired signed-rank test, 5%: the comparison's own verdict, reported);
+    * the one-start baselines (60 and ``ifca_rounds`` rounds) and oracle selection (any restart succeeds);
+    * the two-phase method with Phase 1 as printed (``printed``: no sign rule, re-test every iteration), on the IFCA
+      seeds."""
     grid = ctx.pick(((5, 2), (5, 3)), tuple((d, k) for d in (5, 10, 20) for k in (2, 3, 5))) if grid is None else grid
     threshold = ctx.pick(0.85, 0.95) if threshold is None else threshold
     R = ctx.reps(18, 50)
-    rows, ok_total, n_total, ifca_all, two_all = [], 0, 0, [], []
+    R_ifca = min(R, ctx.pick(6, R) if ifca_seeds is None else int(ifca_seeds))
+    rows, ok_total, n_total, ifca_all, two_all, printed_all, paired_two, one_all = [], 0, 0, [], [], [], [], []
     for d, k in grid:
         stream = f"d={d},k={k}"
         mod = model(ctx, stream, R, k=k, d=d)
@@ -91,19 +200,40 @@ def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail:
         fed = mod.federation(pareto_sizes(clients, tail, gen), gen)
         eta = fed.eta_for_gamma(0.5 / S_LOCAL)
         theta0, families = _starts_by_family(mod, gen)
-        res = two_phase(mod, fed, theta0, mod.labels(n_H, gen), FedMDConfig(m=m, eps=EPS, sign_rule=sign_rule), eta, rounds,
-                        gen, s=S_LOCAL)
+        anchors = mod.labels(n_H, gen)
+        phase1_seed = int(torch.randint(0, 2**62, (1,), generator=gen))
+        g1 = torch.Generator(device=gen.device).manual_seed(phase1_seed)
+        cfg = FedMDConfig(m=m, eps=EPS, sign_rule=sign_rule, freeze=freeze)
+        res = two_phase(mod, fed, theta0, anchors, cfg, eta, rounds, g1, s=S_LOCAL)
         ok_two = numpy(success(fed, res.phase2, mod.Delta))
-        tr_ifca = fedx_clustering(fed, ball_starts(R, k, d, mod.radius, gen), eta, rounds, s=S_LOCAL, checkpoints=[rounds])
-        ok_ifca = numpy(success(fed, tr_ifca, mod.Delta))
+        sub = _first_replicates(fed, R_ifca)
+        ifca = ifca_restarts(sub, eta[:R_ifca], ifca_rounds, restarts, ctx.generator(stream + "/ifca"))
+        paired_two.append(ok_two[:R_ifca])
+        row = {"d": d, "k": k, "m": m, "n_H": n_H, "two_phase_success": float(ok_two.mean()),
+               "ifca_fair_success": float(ifca["selected"].mean()), "ifca_any_restart_success": float(ifca["any"].mean()),
+               "ifca_one_start_success": float(ifca["one_start"].mean()),
+               "ifca_one_start_60_rounds_success": float(ifca["one_start_early"].mean()),
+               "phase1_k_groups": float(numpy(res.phase1_ok).mean()),
+               "two_phase_final_error_median": float(np.median(numpy(res.phase2.error[-1]))),
+               "ifca_fair_final_error_median": float(np.median(ifca["selected_error"])),
+               "failed_families": sorted({f for f, ok in zip(families, ok_two) if not ok}),
+               "points_phase2": int(fed.N), "points_phase1": int(2 * m * cfg.T + 2 * cfg.ell * cfg.T * n_H)}
+        if printed:  # the same instances (the IFCA seeds), Phase 1 as the listing prints it
+            g2 = torch.Generator(device=gen.device).manual_seed(phase1_seed)
+            res_p = two_phase(sub.model, sub, theta0[:R_ifca], anchors[:R_ifca],
+                              FedMDConfig(m=m, eps=EPS, sign_rule="none", freeze=False), eta[:R_ifca], rounds, g2, s=S_LOCAL)
+            ok_p = numpy(success(sub, res_p.phase2, sub.model.Delta))
+            printed_all.append(ok_p)
+            row["two_phase_printed_success"] = float(ok_p.mean())
         ok_total, n_total = ok_total + int(ok_two.sum()), n_total + R
-        two_all.append(ok_two), ifca_all.append(ok_ifca)
-        rows.append({"d": d, "k": k, "m": m, "n_H": n_H, "two_phase_success": float(ok_two.mean()),
-                     "ifca_like_success": float(ok_ifca.mean()), "phase1_k_groups": float(numpy(res.phase1_ok).mean()),
-                     "two_phase_final_error_median": float(np.median(numpy(res.phase2.error[-1]))),
-                     "ifca_final_error_median": float(np.median(numpy(tr_ifca.error[-1]))),
-                     "failed_families": sorted({f for f, ok in zip(families, ok_two) if not ok})})
+        two_all.append(ok_two), ifca_all.append(ifca["selected"]), one_all.append(ifca["one_start"])
+        rows.append(row)
     verdict, info = proportion_verdict(ok_total, n_total, threshold)
+    ifca_fair = np.concatenate(ifca_all)
+    two_flat = np.concatenate(paired_two)
+    v_cmp, info_cmp = paired_comparison_verdict(ifca_fair, two_flat)  # same seeds, same instances: IFCA below two-phase?
+    any_ok = sum(int(round(r["ifca_any_restart_success"] * R_ifca)) for r in rows)
+    picked = float(ifca_fair.sum() / any_ok) if any_ok else float("nan")
     # spec 4.2(2): dead centres far away are never selected and never move
     d0, k0 = grid[-1]
     mod = model(ctx, "dead-centres", R, k=k0, d=d0)
@@ -115,37 +245,71 @@ def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail:
     frozen = numpy(frozen_centre_count(tr_dead, start))
     dead_fail = float((numpy(tr_dead.error[-1]) >= DELTA / 2).mean())
     x = np.arange(1, len(grid) + 1)
-    two_rate, two_lo, two_hi = proportion_band([r["two_phase_success"] * R for r in rows], [R] * len(rows))
-    if_rate, if_lo, if_hi = proportion_band([r["ifca_like_success"] * R for r in rows], [R] * len(rows))
+    n_of = lambda key: R if key == "two_phase_success" else R_ifca  # noqa: E731
+    band = lambda key: proportion_band([round(r[key] * n_of(key)) for r in rows], [n_of(key)] * len(rows))  # noqa: E731
     labels = ", ".join(f"{i + 1} = (d={d}, k={k})" for i, (d, k) in enumerate(grid))
+    series = [figspec.interval("two-phase (Phase 1 repaired + Phase 2)", x, *band("two_phase_success"), "95% Clopper-Pearson"),
+              figspec.interval(f"IFCA, fair: {restarts} restarts, lowest training loss, {ifca_rounds} rounds", x,
+                               *band("ifca_fair_success"), "95% Clopper-Pearson"),
+              figspec.interval(f"IFCA, one start, {ifca_rounds} rounds", x, *band("ifca_one_start_success"), "95% Clopper-Pearson",
+                               role="reference"),
+              figspec.interval("IFCA, one start, 60 rounds", x, *band("ifca_one_start_60_rounds_success"), "95% Clopper-Pearson",
+                               role="reference")]
+    if printed:
+        series.append(figspec.interval("two-phase, Phase 1 as printed (no sign rule, re-test)", x,
+                                       *band("two_phase_printed_success"), "95% Clopper-Pearson", role="reference"))
+    series.append(figspec.line(f"{threshold:.0%}", x, threshold, "bound"))
+    by = lambda key: ", ".join(f"{r[key]:.0%}" for r in rows)  # noqa: E731
+    cmp_words = {"holds": "significantly fewer successes than the two-phase method on the same seeds (paired signed-rank, 5%)",
+                 "violated": "significantly more successes than the two-phase method on the same seeds",
+                 "inconclusive": "a success share that a paired test on the same seeds does not separate from the two-phase "
+                 "method's"}[v_cmp.value]
+    text_ifca = (f"IFCA run as its authors run it ({restarts} random restarts per seed, the lowest training loss kept, "
+                 f"{ifca_rounds} rounds, the same Phase-2 clients, {R_ifca} seeds per grid point) succeeds in "
+                 f"{by('ifca_fair_success')} by grid point, "
+                 f"{cmp_words} (comparison: {v_cmp.value}); a good restart exists in {by('ifca_any_restart_success')} and the "
+                 f"lowest training loss picks a successful one in {picked:.0%} of those seeds. "
+                 f"One start succeeds in {by('ifca_one_start_success')} after {ifca_rounds} rounds and "
+                 f"{by('ifca_one_start_60_rounds_success')} after 60 (the former, unfair baseline).")
+    text_printed = (f" With Phase 1 as printed (no sign rule, re-test every iteration) the two-phase method succeeds in "
+                    f"{by('two_phase_printed_success')} of the same {R_ifca} seeds: the sign rule (E1, c17) is what makes it work." if printed else "")
     return result_for(
         ctx,
         claim(S.THM_3, r"d(\hat\theta,\theta^*)\lesssim\frac{\sigma\kappa}{\rho}\nu\log\frac{e}{\nu}\ \text{from any }\|\theta_0\|\le R",
               text="Theorem 3: Phase 1 (T = Theta(1) iterations) from any theta_0 with ||theta_0|| <= R, then Phase 2, "
-                   "converges globally: d(theta_hat, theta*) <~ (sigma kappa/rho) nu log(e/nu) w.p. 1 - N^-9 - c k e^-d; IFCA "
-                   "needs a start close to theta* (the number of random starts needed grows exponentially in d and k)."),
+                   "converges globally: d(theta_hat, theta*) <~ (sigma kappa/rho) nu log(e/nu) w.p. 1 - N^-9 - c k e^-d. "
+                   "Compared (line ~25) with IFCA, whose random initializations the paper says must grow exponentially in d "
+                   "and k and whose good initialization is hard to recognize."),
         verdict,
         observed={"grid": rows, "two_phase_successes": ok_total, "runs": n_total, "seeds_per_point": R,
+                  "ifca_fair_successes": int(ifca_fair.sum()), "ifca_restarts": restarts, "ifca_rounds": ifca_rounds,
+                  "ifca_seeds_per_point": R_ifca,
+                  "ifca_selection": "lowest training loss (1/2N) sum_i min_j ||y_i - phi_i theta_j||^2",
+                  "ifca_data": "the same Phase-2 federation as the two-phase method (Phase 1's fresh clients and anchors "
+                               "are used by the two-phase method only)",
                   "dead_centres_never_moved_mean": float(frozen.mean()), "dead_centre_runs_failing": dead_fail,
-                  "phase2_clients": clients, "pareto_tail": tail, "rounds": rounds},
+                  "phase2_clients": clients, "pareto_tail": tail, "rounds": rounds, "phase1": {"sign_rule": sign_rule,
+                                                                                              "freeze": freeze}},
         predicted={"threshold_share": threshold},
-        fit=info,
+        fit={"two_phase": info, "comparison_verdict": v_cmp.value, "ifca_fair_vs_two_phase": info_cmp,
+             "ifca_selection_accuracy": picked},
         explanation=verdict_words(
             verdict,
             f"The two-phase method succeeds in {ok_total} of {n_total} runs over six start families and every (d, k) "
-            f"(CI {info['ci'][0]:.3f} to {info['ci'][1]:.3f}); from random starts in the R-ball the IFCA-like baseline "
-            f"succeeds in {np.mean(np.concatenate(ifca_all)):.0%} (by grid point: "
-            + ", ".join(f"{r['ifca_like_success']:.0%}" for r in rows)
-            + f"). Started with k - 1 centres at 100 R, those centres never moved in {frozen.mean():.1f} of {k0 - 1} cases "
+            f"(CI {info['ci'][0]:.3f} to {info['ci'][1]:.3f}). " + text_ifca + text_printed
+            + f" Started with k - 1 centres at 100 R, those centres never moved in {frozen.mean():.1f} of {k0 - 1} cases "
             f"on average and {dead_fail:.0%} of the runs stayed at d >= Delta/2.",
-            f"The two-phase method succeeds in only {ok_total} of {n_total} runs: global convergence fails at these sizes.",
-            f"{ok_total} of {n_total} two-phase runs succeed: the share cannot be placed against {threshold:.0%}."),
-        figure=figspec.figure(figspec.panel(
-            "Success over seeds: two-phase vs IFCA-like", "grid point: " + labels, "success share",
-            [figspec.interval("two-phase (Phase 1 + Phase 2)", x, two_rate, two_lo, two_hi, "95% Clopper-Pearson"),
-             figspec.interval("IFCA-like (random starts)", x, if_rate, if_lo, if_hi, "95% Clopper-Pearson"),
-             figspec.line(f"{threshold:.0%}", x, threshold, "bound")], xscale="linear", yscale="linear")),
-        arrays={"two_phase_success": np.stack(two_all), "ifca_success": np.stack(ifca_all)},
+            f"The two-phase method succeeds in only {ok_total} of {n_total} runs: global convergence fails at these sizes. "
+            + text_ifca + text_printed,
+            f"{ok_total} of {n_total} two-phase runs succeed: the share cannot be placed against {threshold:.0%}. " + text_ifca),
+        finding=remark("Fair comparison: " + text_ifca + text_printed + " At these sizes (d = 5, k <= 3) the paper's "
+                       "\"exponentially many initializations\" and \"hard to recognize\" are not visible; the grid of "
+                       "full fidelity (d up to 20, k up to 5) is where they would show."),
+        figure=figspec.figure(figspec.panel("Success over seeds: two-phase vs IFCA", "grid point: " + labels, "success share",
+                                            series, xscale="linear", yscale="linear")),
+        arrays={"two_phase_success": np.stack(two_all), "ifca_fair_success": np.stack(ifca_all),
+                "ifca_one_start_success": np.stack(one_all),
+                **({"two_phase_printed_success": np.stack(printed_all)} if printed else {})},
     )
 
 
