@@ -341,7 +341,7 @@ def c23_gap_to_ground_truth(ctx: Context, *, settings=GAP_SETTINGS, T: int | Non
     synthetic code's radius, the distance at sorted index floor(N q), q = n_i/N, and its strict test "<"; every
     method's step is tuned on the grid ``etas`` / L_max (L_max the setting's largest client curvature; "We tune the
     learning rate separately for each algorithm through grid search"), the step with the lowest median final error;
-    T rounds (quick 60, full 800: the code runs 800-1000).
+    T rounds (quick 40, full 800: the code runs 800-1000).
     Metric (the code's): final mean_i ||x_i - x*_k(i)||. The caption's claim: "When n_i is small, the ground-truth
     outperforms our algorithm, but this difference vanishes with increasing n_i", judged on the relative gap FC/GT - 1
     (the distance between the curves on Fig. 3's log axis): its median change from (4, 4) to (4, 16) below ``margin``
@@ -358,18 +358,20 @@ def c23_gap_to_ground_truth(ctx: Context, *, settings=GAP_SETTINGS, T: int | Non
     the baselines is decided (it is part of the verdict). An earlier version of this check ran 30 rounds at
     eta = 1/L without momentum and expected ``violated``; that set-up was not Fig. 3's and could not convict it.
     """
-    T = ctx.pick(60, 800) if T is None else T
+    T = ctx.pick(40, 800) if T is None else T
     R = ctx.reps(8, 32)
     res = {(K, n): _fig3_setting(ctx, K, n, R, T, steps, etas, beta) for K, n in settings}
     rng = ctx.numpy_rng("bootstrap")
     gap = {s: r["FC"] - r["GT"] for s, r in res.items()}
     rel = {s: r["FC"] / r["GT"] - 1 for s, r in res.items()}  # the gap on Fig. 3's log axis, free of each dataset's scale
     v_shrink, shrink = median_verdict(rel[settings[1]] - rel[settings[0]], margin, side="upper")
-    beats, margins = [], {}
+    beats, margins, undecided = [], {}, []
     for s, r in res.items():
         for other in ("Local", "IFCA", "FedAvg"):
             v, info = bound_verdict((r["FC"] - r[other])[:, None], 0.0, side="upper", rng=rng)
             beats.append(v)
+            if not v.passed:
+                undecided.append(f"{other} at ({s[0]},{s[1]})")
             margins[f"{s[0]},{s[1]} FC-{other}"] = float(info["mean"][0])
     v_beats = combine(beats)
     verdict = combine([v_shrink, v_beats])
@@ -380,7 +382,8 @@ def c23_gap_to_ground_truth(ctx: Context, *, settings=GAP_SETTINGS, T: int | Non
     med_rel = {s: float(np.median(rel[s])) for s in res}
     fig_rng = ctx.numpy_rng("figure")
     remark_text = (
-        f"Algorithm 3 read literally (a point joins the ball when ||z - v|| <= tau) with the code's quantile radius "
+        f"Algorithm 3 read literally (its update (24) keeps z_i when ||z_i - v|| <= tau) with the percentile radius of the "
+        f"experiments (sections 4.2, 4.5; the code's q = n_i/N for Fig. 3) "
         f"(tau = the distance at sorted index floor(N n_i/N)) admits that point, the nearest client of another cluster: "
         f"at {labels[0]} FC's final error is then {float(np.median(lit['FC'])):.3g} (median; best step {lit['eta']['FC']:g}) "
         f"against {float(np.median(res[settings[0]]['FC'])):.3g} with the reference code's strict '<'. The literal rule "
@@ -409,8 +412,10 @@ def c23_gap_to_ground_truth(ctx: Context, *, settings=GAP_SETTINGS, T: int | Non
                      f"at {labels[1]} (medians over {R} datasets; change {100 * shrink['median']:.2f} points, "
                      f"{100 * shrink['coverage']:.0f}% interval {100 * shrink['ci'][0]:.2f} to {100 * shrink['ci'][1]:.2f}): the "
                      f"gap {'shrinks' if v_shrink.passed else ('grows' if shrink['ci'][0] > margin else 'cannot be told to shrink or grow: the datasets spread it too widely')} as n_i grows; at {labels[2]} it is "
-                     f"{100 * med_rel[settings[2]]:.1f}%. FC beats Local, IFCA and Global in "
-                     f"{'every setting' if v_beats.passed else 'not every setting'}."),
+                     f"{100 * med_rel[settings[2]]:.1f}%. "
+                     + ("FC beats Local, IFCA and Global in every setting." if v_beats.passed else
+                        f"FC beats Local, IFCA and Global except against {', '.join(undecided)}, where the interval of the "
+                        "difference does not lie below 0.")),
         finding=remark(remark_text),
         figure=figspec.figure(
             figspec.panel("Final distance to the cluster optimum (paper's regression, tuned steps)", f"setting: {', '.join(f'{i} = {l}' for i, l in zip(x, labels))}",
