@@ -173,7 +173,7 @@ def test_myopic_example1_trajectory_and_partition_text():
 # -- IFCA / HypCluster -----------------------------------------------------------------------
 def test_ifca_options_coincide_with_one_local_step():
     theta0 = torch.randn(5, 2, 1, generator=gen(7), dtype=DT)
-    a = ifca(Example2(), theta0, 0.2, 15, option="I")
+    a = ifca(Example2(), theta0, 0.2, 15, option="I", normalize="members")  # member-normalised: Option II's average
     b = ifca(Example2(), theta0, 0.2, 15, option="II", local_steps=1)
     c = hypcluster(Example2(), theta0, 0.2, 15, local_steps=1)
     assert torch.allclose(a.theta, b.theta, atol=1e-14) and torch.allclose(a.theta, c.theta, atol=1e-14)
@@ -280,3 +280,61 @@ def test_cfl_example3_first_split_and_example2_recursion():
     assert rounds.tolist() == [6, 6] and first.tolist() == [[False, True]] * 2
     with pytest.raises(InputError, match="bipartition"):
         clustered_fl(Example2(), torch.zeros(1, 1, dtype=DT), 0.1, 3, rule="spectral")
+
+
+# -- IFCA against the authors' reference code ------------------------------------------------------
+# Produced by running the IFCA authors' code (github.com/jichan3751/ifca, commit 61e44b8, synthetic/:
+# generate_synthetic_dataset.DatasetGenerate and train_cluster.TrainCluster, unmodified) from a driver in /tmp
+# with config m = 6 clients, p = 2 clusters, n = 8 samples, d = 4, r = 1.0, noise_scale = 0.001, lr = 0.1,
+# score "set", data_seed = 1, train_seed = 0, 12 epochs (one IFCA round each); the driver wrapped the
+# reference's gradient_update to read the 0/1 scores it was given (the assignments) and read each model's
+# weight after every round. The reference computes in float32. Our side rebuilds the same data from the
+# same seeds (the reference draws cluster parameters r * Bernoulli(1/2)^d with numpy's legacy generator,
+# then per client X ~ torch.randn(n, d) and noise 0.001 * torch.randn(n); its initial models are
+# Bernoulli(1/2)^d from numpy's legacy generator seeded with train_seed after one dummy normal draw) and
+# feeds them to our float64 IFCA; the loss is the reference's MSELoss, (1/n) ||X w - y||^2.
+REF_W0 = [[1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 0.0]]
+REF_PARAMS = [[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
+REF_X_SUM, REF_Y_SUM = 4.407497632550076, -0.12499705237405578
+REF_ASSIGN = ["101100"] * 4 + ["111100"] * 8  # client i's model index in rounds 1..12 (client 2 moves in round 5)
+REF_THETA = {  # round -> the two models after that round (6 significant digits)
+    1: [[0.934292, 0.924514, -0.0467613, 0.902658], [-0.0151448, 0.95685, 0.92265, -0.0236627]],
+    6: [[0.689449, 0.65426, -0.14405, 0.611307], [-0.0313972, 0.788052, 0.546712, -0.0978291]],
+    12: [[0.521594, 0.455278, -0.170632, 0.451038], [-0.0303422, 0.688981, 0.270292, -0.0921724]],
+}
+
+
+def _reference_instance():
+    m, p, n, d = 6, 2, 8, 4
+    np.random.seed(1)
+    torch.manual_seed(1)
+    params = [torch.tensor(np.random.binomial(1, 0.5, size=d).astype(np.float32)) * 1.0 for _ in range(p)]
+    X, Y = [], []
+    for i in range(m):
+        x = torch.randn(n, d)
+        X.append(x), Y.append(x @ params[i // (m // p)] + torch.randn(n) * 0.001)
+    X, Y = torch.stack(X).double(), torch.stack(Y).double()
+    H = 2 * X.transpose(1, 2) @ X / n  # MSELoss: (1/n)||Xw - y||^2 = 1/2 w^T H w - b^T w + c
+    b = 2 * (X.transpose(1, 2) @ Y[..., None])[..., 0] / n
+    from verify.problems.clustered_regression import ClusteredRegression
+    P = ClusteredRegression(H[None], b[None], (Y ** 2).sum(1)[None] / n, torch.stack(params).double()[None], (0, 0, 0, 1, 1, 1))
+    return P, X, Y, params
+
+
+def test_ifca_matches_the_authors_reference_code_round_by_round():
+    P, X, Y, params = _reference_instance()
+    assert torch.stack(params).tolist() == REF_PARAMS  # same data as the reference run
+    assert float(X.sum()) == pytest.approx(REF_X_SUM, abs=1e-5) and float(Y.sum()) == pytest.approx(REF_Y_SUM, abs=1e-5)
+    tr = ifca(P, torch.tensor([REF_W0], dtype=DT), 0.1, 12, option="I", record_grads=False)  # default: divide by m
+    assert ["".join(map(str, a)) for a in tr.assign[:, 0].tolist()] == REF_ASSIGN
+    for t, theta in REF_THETA.items():
+        assert torch.allclose(tr.theta[t, 0], torch.tensor(theta, dtype=DT), rtol=0, atol=2e-6), t
+
+
+def test_ifca_member_normalisation_departs_from_the_reference():
+    """The option ``normalize="members"`` (divide by the cluster size) is not the reference's rule: on the same
+    instance client 2 moves in round 3 instead of round 5, and client 3 moves in round 10."""
+    P, *_ = _reference_instance()
+    tr = ifca(P, torch.tensor([REF_W0], dtype=DT), 0.1, 12, option="I", normalize="members", record_grads=False)
+    assert ["".join(map(str, a)) for a in tr.assign[:, 0].tolist()] != REF_ASSIGN
+    assert not torch.allclose(tr.theta[12, 0], torch.tensor(REF_THETA[12], dtype=DT), atol=1e-2)

@@ -10,6 +10,7 @@ from analytic.errors import InputError
 from verify.algorithms.clustering_baselines import baseline
 from verify.algorithms.federated_clustering import (
     ShrunkQuantileRadius,
+    StrictQuantileRadius,
     fc_clustering_step,
     federated_clustering,
     federated_clustering_run,
@@ -96,6 +97,18 @@ def test_shrunk_quantile_keeps_the_int_nq_nearest():
     assert int((dists <= tau[..., None]).sum()) == 4
     with pytest.raises(InputError):
         ShrunkQuantileRadius(1.5)
+
+
+def test_strict_quantile_is_the_synthetic_codes_rule_and_the_literal_reading_admits_one_more():
+    """PRFL's synthetic code keeps ||z - v|| < sorted(d)[int(N q)] (here the 4 nearest of 16: the own cluster at
+    q = n_i/N = 1/4); Algorithm 3 read literally (<= that distance) also admits the point at index int(N q)."""
+    dists = torch.arange(16, dtype=torch.float64).reshape(1, 1, 16)
+    strict = StrictQuantileRadius(0.25).value(dists)
+    literal = ShrunkQuantileRadius(0.25, shrink=1.0).value(dists)
+    assert int((dists <= strict[..., None]).sum()) == 4 and int((dists < 4.0).sum()) == 4
+    assert int((dists <= literal[..., None]).sum()) == 5
+    with pytest.raises(InputError):
+        StrictQuantileRadius(0.0)
 
 
 def test_farthest_point_centers_are_data_points_and_deterministic():

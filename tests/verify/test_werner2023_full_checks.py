@@ -1,5 +1,7 @@
 """werner2023 c17-c29, c31: the contract of every check (planted wrong theory flips the verdict, same seed
 same numbers) with small grids, plus the acceptance numbers of the default runs (shared through run_quick)."""
+import math
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -23,6 +25,7 @@ from verify.checks.werner2023_rates import (
 )
 from verify.engine import Context
 from verify.fit import power_law
+from verify.result import Verdict
 from verify.testing import CheckContract, run_quick
 
 
@@ -73,9 +76,8 @@ class TestC22(CheckContract):
 
 class TestC23(CheckContract):
     check = c23_gap_to_ground_truth
-    # a claim loose enough to be true ("the gap grows by less than 1") must be found to hold
-    planted = {"margin": 1.0, "settings": ((4, 4), (4, 8), (8, 4)), "T": 10}
-    planted_verdict = "holds"
+    # a claim that cannot be true ("the relative gap falls by more than 1000 percentage points") must be violated
+    planted = {"margin": -10.0, "settings": ((4, 4), (4, 8), (8, 4)), "T": 10}
     determinism_replicates = 2
     determinism_overrides = {"settings": ((2, 2), (2, 4), (4, 2)), "T": 5}
 
@@ -123,7 +125,8 @@ class TestC29(CheckContract):
 
 class TestC31(CheckContract):
     check = c31_fig7_elbows
-    planted = {"claimed": power_law("sigma", 0.0, kind="upper")}
+    # a claim Theorem 3.1's requirement meets ("falls no faster than sigma^-5") must be found to hold
+    planted = {"claimed": power_law("sigma", -5.0, kind="lower")}
     planted_verdict = "holds"
     determinism_replicates = 2
     determinism_overrides = {"L": 10}
@@ -140,7 +143,34 @@ def test_c18_one_d_counterexample_numbers():
     r = run_quick("werner2023.c18")
     lhs, rhs_max = np.asarray(r.observed["one_d_exact_min"]), np.asarray(r.observed["one_d_rhs_max_form"])
     assert np.isclose(lhs.min(), 1.0) and np.isclose(rhs_max.max(), 50.0)
-    assert r.observed["random_pairs_max_form_fails"] > 0 and "Erratum confirmed" in r.finding
+    assert r.observed["random_pairs_max_form_fails"] > 0 and r.finding.kind == "erratum"
+    assert "1 < 50" in r.finding.witness and "Fractions: 1 < 50" in r.finding.second_argument
+
+
+def test_c15_erratum_has_an_exact_certificate():
+    r = run_quick("werner2023.c15")
+    assert r.finding.kind == "erratum" and "121 < 128" in r.finding.second_argument
+    assert "3/4 - sqrt(2)/2" in r.finding.witness and "(95)" in r.finding.paper_says
+
+
+def test_c31_judges_theorem_3_1_not_the_elbow_detector():
+    """The verdict reads eq. (13) on Fig. 7's instances, so the elbow threshold cannot flip it (it did at eps = 0.2)."""
+    a, b = run_quick("werner2023.c31"), c31_fig7_elbows(Context(fidelity="quick").for_check("werner2023.c31"), eps=0.2)
+    assert a.verdict == b.verdict == Verdict.VIOLATED
+    need = np.asarray(a.observed["theorem_3_1_steps_mean"])
+    assert np.all(np.diff(need) < 0) and a.observed["falls"] == a.observed["pairs"]
+    assert a.predicted["exact_change_sigma_0.5_to_4_without_max"] == pytest.approx(math.log(8) / math.log(19 / 20), rel=1e-12)
+
+
+def test_c28_runs_are_paired():
+    """With and without attackers the runs share the instances, starts and noise: the same starting gradients."""
+    from verify.checks.werner2023_momentum import _momentum_runs
+
+    ctx = Context(fidelity="quick", replicates=2).for_check("werner2023.c28")
+    Ts = np.array([4, 8])
+    y0, *_, s0 = _momentum_runs(ctx, Ts, 2, 3, 0, "paired")
+    yb, *_, sb = _momentum_runs(ctx, Ts, 2, 3, 4, "paired")
+    assert np.array_equal(s0, sb) and not np.array_equal(y0, yb)
 
 
 def test_c19_exact_delta2_is_zero_on_the_papers_data():

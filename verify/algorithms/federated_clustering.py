@@ -163,9 +163,12 @@ MAX_BLOCK_ELEMENTS = 2**25  # numbers in one block of all-pairs gradients [R, B,
 
 @dataclass(frozen=True)
 class ShrunkQuantileRadius:
-    """The reference code's radius (spec section 2.1): tau = shrink * sorted(dists)[int(N q)], recomputed
-    at every step (with the inclusive test it keeps the points strictly nearer than that distance, as
-    the code's strict test does, up to ties at exactly shrink * d_(k))."""
+    """The MNIST reference code's radius (PRFL mnist/implementations/thresholding.py, strategy "quantile"):
+    tau = shrink * sorted(dists)[int(N q)] with shrink = 0.99, recomputed at every step, and the inclusive test
+    ||z - v|| <= tau (the code excludes ``ds > tau``), so the point at sorted index int(N q) is left out.
+    With ``shrink=1`` and the inclusive test it is Algorithm 3 read literally (a point joins when its distance is
+    <= tau): the point at index int(N q) joins the ball; with q = n_i/N that is the nearest client of another
+    cluster (see :class:`StrictQuantileRadius` for the synthetic code's rule)."""
 
     q: float = 0.25
     shrink: float = 0.99
@@ -178,6 +181,26 @@ class ShrunkQuantileRadius:
         n = dists.shape[-1]
         k = min(int(n * self.q), n - 1) + 1
         return self.shrink * torch.kthvalue(dists, k, dim=-1).values
+
+
+@dataclass(frozen=True)
+class StrictQuantileRadius:
+    """The synthetic reference code's radius (PRFL synthetic/src/thresholding_procedure.py, ThresholdingV2 with
+    strategy "Q<q>", used for Fig. 3): tau = sorted(dists)[int(N q)], recomputed at every step, with the STRICT test
+    ||z - v|| < tau. Our Threshold-Clustering tests ``<=``, so this returns the largest float below that distance:
+    exactly the points strictly nearer than the one at sorted index int(N q) join the ball."""
+
+    q: float = 0.25
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.q < 1.0:
+            raise InputError("q", f"need 0 < q < 1, got q={self.q}")
+
+    def value(self, dists: torch.Tensor) -> torch.Tensor:
+        n = dists.shape[-1]
+        k = min(int(n * self.q), n - 1) + 1
+        d = torch.kthvalue(dists, k, dim=-1).values
+        return torch.nextafter(d, torch.zeros_like(d))
 
 
 def running_mean(values: torch.Tensor) -> torch.Tensor:

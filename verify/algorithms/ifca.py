@@ -3,16 +3,20 @@
 Both keep K cluster models theta_k and assign by LOSS VALUE (werner2023 section 2.1):
     each round, client i picks  j_i = argmin_k f_i(theta_k)  (ties go to the smaller k).
 
-* IFCA Option I (gradient averaging):  theta_k <- theta_k - gamma * (1/m_k) sum_{i: j_i = k} g_i(theta_k),
-  with m_k = number of members (``normalize="members"``) or m = N as in IFCA's Algorithm 1
-  (``normalize="all"``).
+* IFCA Option I (gradient averaging), IFCA's Algorithm 1 (Ghosh et al. 2020), line "theta_j <- theta_j -
+  (gamma/m) sum_{i in M_t} s_{i,j} g_i":  theta_k <- theta_k - gamma * (1/m) sum_{i: j_i = k} g_i(theta_k), divided by
+  m = N, the number of all participating clients (``normalize="all"``, the default; the authors' reference code
+  jichan3751/ifca, synthetic/train_cluster.py ``gradient_update``, divides by m as well). ``normalize="members"``
+  divides by the cluster size m_k instead (a step gamma N/m_k times larger for small clusters), an option.
 * IFCA Option II (model averaging): each client runs LocalUpdate, ``local_steps`` gradient steps
   of size gamma from theta_{j_i}; theta_k <- average of its members' returned models.
 * HypCluster: "a centralized version of Option II": the server takes ``local_steps`` gradient
   steps on each cluster's pooled loss (1/m_k) sum_{i: j_i = k} f_i from theta_k.
 
-A cluster with no members keeps its model. With local_steps = 1 all three coincide
-(member-normalised), which the property tests use.
+A cluster with no members keeps its model. HypCluster normalises by the members (its pooled loss is a mean
+over the cluster), so with local_steps = 1 HypCluster, Option II and Option I with ``normalize="members"``
+coincide, which the property tests use. tests/verify/test_algorithms_clustering.py pins Option I against
+the reference code's per-round assignments and parameters on one instance.
 """
 from __future__ import annotations
 
@@ -60,17 +64,21 @@ def ifca(
     *,
     option: str = "I",
     local_steps: int = 1,
-    normalize: str = "members",
+    normalize: str | None = None,
     generator: torch.Generator | None = None,
     batch_size=1,
     record_grads: bool = True,
 ) -> IFCATrace:
     """Run IFCA (option ``I`` or ``II``) or HypCluster (``option="hypcluster"``) for T rounds.
 
-    ``theta0 [R, K, d]``; ``gamma`` a float or ``[R]`` tensor; ``local_steps`` is tau_loc.
+    ``theta0 [R, K, d]``; ``gamma`` a float or ``[R]`` tensor; ``local_steps`` is tau_loc. ``normalize`` (Option I
+    and HypCluster): ``"all"`` divides the members' gradient sum by N (IFCA's Algorithm 1), ``"members"`` by the
+    cluster size; ``None`` picks ``"all"`` for Option I and ``"members"`` for HypCluster.
     """
     if option not in OPTIONS:
         raise InputError("option", f"expected one of {OPTIONS}, got {option!r}")
+    if normalize is None:
+        normalize = "members" if option == "hypcluster" else "all"
     if normalize not in ("members", "all"):
         raise InputError("normalize", f"expected members or all, got {normalize!r}")
     if theta0.dim() != 3:

@@ -20,7 +20,7 @@ from analytic.constants.clustering import a2_quadratics
 from analytic.papers import werner2023 as W
 from verify import figspec
 from verify.algorithms.clustering_baselines import baseline
-from verify.algorithms.federated_clustering import ShrunkQuantileRadius, federated_clustering_run
+from verify.algorithms.federated_clustering import ShrunkQuantileRadius, StrictQuantileRadius, fc_round, federated_clustering_run
 from verify.algorithms.ifca import ifca
 from verify.attacks.werner2023_attacks import EDGE_OF_BALL, Byzantine
 from verify.engine import Context
@@ -29,7 +29,7 @@ from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.problems.clustered_regression import paper_synthetic_regression
 from verify.problems.points import random_unit
 from verify.registry import check, register_paper, result_for
-from verify.result import Assumption, Claim, Result
+from verify.result import Assumption, Claim, Result, remark
 
 register_paper(W.PAPER)
 
@@ -266,100 +266,167 @@ def c22_growing_batch(ctx: Context, *, theory: Bound = W.THM_3_3_GROWING_BATCH, 
 
 
 GAP_SETTINGS = ((4, 4), (4, 16), (16, 4))
+GAP_ETAS = (3.0, 10.0, 30.0)  # steps c / L_max tuned on this grid ("grid search", section 4.1); momentum is stable to 38 / L
+CODE_MOMENTUM = 0.9  # the reference code's default --beta: m <- (1 - beta) v + beta m, x <- x - eta m (FC, GT, Local, Global)
+GAP_METHODS = ("FC", "GT", "Local", "IFCA", "FedAvg")
 
 
-def _fig3_setting(ctx: Context, K: int, n: int, R: int, T: int, steps: int) -> dict:
-    """Final mean_i ||x_i - x*_k(i)|| of FC, GT, Local, FedAvg and IFCA on the paper's regression, per replicate."""
-    N = K * n
+def _repeat(prob, E: int):
+    """The same R instances E times (replicate axis [E*R]), so that a step-size grid runs as one batch."""
+    from verify.problems.clustered_regression import ClusteredRegression
+    rep = lambda t: t.repeat(E, *([1] * (t.dim() - 1)))
+    return ClusteredRegression(rep(prob.H), rep(prob.b), rep(prob.c), rep(prob.W), prob.true_labels, prob.name)
+
+
+def _momentum_run(update, x0: torch.Tensor, eta: torch.Tensor, T: int, beta: float) -> torch.Tensor:
+    """x <- x - eta m, m <- (1 - beta) v(x) + beta m, m_0 = v(x_0) (the reference code's MomentumBuffer)."""
+    x, m = x0.clone(), None
+    for _ in range(T):
+        v = update(x)
+        m = v if m is None else (1 - beta) * v + beta * m
+        x = x - eta[:, None, None] * m
+    return x
+
+
+def _fig3_setting(ctx: Context, K: int, n: int, R: int, T: int, steps: int, etas, beta: float, radius_rule: str = "strict") -> dict:
+    """Final mean_i ||x_i - x*_k(i)|| per replicate of FC, GT, Local, FedAvg and IFCA on the paper's regression, each at
+    the step of ``etas`` with the lowest median over the replicates (section 4.1: "We tune the learning rate separately
+    for each algorithm through grid search"), plus the chosen steps."""
+    N, E = K * n, len(etas)
     prob = paper_synthetic_regression(ctx.generator(f"data K={K} n={n}"), R, K, n, D_DIM, 9, dtype=ctx.dtype,
                                       device=ctx.torch_device)
-    L = prob.smoothness()
-    eta = (1.0 / L.reshape(R, K, n).amax(2)).repeat_interleave(n, 1)  # per cluster, the same for FC, GT and Local
     theta0 = prob.W + 0.1 * torch.randn(prob.W.shape, generator=ctx.generator(f"init K={K} n={n}"), dtype=ctx.dtype,
                                         device=ctx.torch_device)
-    x0 = theta0[:, torch.as_tensor(prob.true_labels, device=theta0.device)]
-    fc = federated_clustering_run(prob, x0, eta, T, ShrunkQuantileRadius(n / N), steps=steps)
-    out = {"FC": fc.dist_sq[-1].sqrt().mean(1),
-           "GT": baseline("ground_truth", prob, x0, eta, T).dist_sq[-1].sqrt().mean(1),
-           "Local": baseline("local", prob, x0, eta, T).dist_sq[-1].sqrt().mean(1),
-           "FedAvg": baseline("fedavg", prob, x0, 1.0 / L.amax(1), T).dist_sq[-1].sqrt().mean(1)}
-    it = ifca(prob, theta0, 1.0 / L.amax(1), T, record_grads=False)
+    lab = torch.as_tensor(prob.true_labels, device=theta0.device)
+    big = _repeat(prob, E)
+    L_max = float(prob.smoothness().amax())  # the largest client curvature of the setting (cluster K-1: entries of mean K-1)
+    steps_grid = [c / L_max for c in etas]
+    eta = torch.tensor(steps_grid, dtype=ctx.dtype, device=ctx.torch_device).repeat_interleave(R)  # [E*R]
+    x0 = theta0[:, lab].repeat(E, 1, 1)
+    opt = big.optima()
+    onehot = torch.nn.functional.one_hot(lab).to(ctx.dtype)
+    size = onehot.sum(0)[None, :, None]
+    radius = StrictQuantileRadius(n / N) if radius_rule == "strict" else ShrunkQuantileRadius(n / N, shrink=1.0)
+    updates = {
+        "FC": lambda x: fc_round(big, x, radius, steps)[0],
+        "GT": lambda x: (torch.einsum("rnd,nk->rkd", big.grad(x), onehot) / size)[:, lab],
+        "Local": big.grad,
+        "FedAvg": lambda x: big.grad(x).mean(1, keepdim=True).expand_as(x),
+    }
+    err = {}
+    for name, upd in updates.items():
+        xT = _momentum_run(upd, x0 if name != "FedAvg" else x0.mean(1, keepdim=True).expand_as(x0), eta, T, beta)
+        err[name] = torch.linalg.vector_norm(xT - opt, dim=-1).mean(-1)
+    it = ifca(big, theta0.repeat(E, 1, 1), eta, T, option="I", record_grads=False)  # the code's IFCA: no momentum, sum / N
     models = it.theta[-1].gather(1, it.assign[-1][..., None].expand(-1, -1, D_DIM))
-    out["IFCA"] = torch.linalg.vector_norm(models - prob.optima(), dim=-1).mean(1)
-    res = {k: _np(v) for k, v in out.items()}
-    res["ball_ok"] = float(_np(fc.ball_ok).mean())
+    err["IFCA"] = torch.linalg.vector_norm(models - opt, dim=-1).mean(1)
+    res, chosen = {}, {}
+    for name, e in err.items():
+        Y = np.nan_to_num(_np(e).reshape(E, R), nan=np.inf)
+        best = int(np.argmin(np.median(Y, 1)))
+        res[name], chosen[name] = Y[best], float(steps_grid[best])
+    res["eta"] = chosen
     return res
 
 
 @check("werner2023.c23", "Fig. 3: FC's gap to ground truth shrinks from n_i = 4 to 16; FC beats Local, IFCA and FedAvg",
-       "bound", "violated")
-def c23_gap_to_ground_truth(ctx: Context, *, settings=GAP_SETTINGS, T: int = 30, steps: int = 10, margin: float = 0.0) -> Result:
-    """Spec 5.1 (Fig. 3) and 6.5 check 23 on the paper's synthetic regression (d = 10, m = 9, x*_k = 100 b_k),
-    all methods from the reference code's start x*_k + N(0, 0.1^2 I); FC with l = 10 steps and the code's
-    quantile radius at q = n_i/N (0.25 for K = 4, the code's value); FC, GT and Local step 1/L of the
-    client's cluster, FedAvg and IFCA (one model for several clusters) 1/L of all. Metric: final
-    mean_i ||x_i - x*_k(i)||; gap = FC - GT per replicate, judged relative to GT (FC/GT - 1: the distance between
-    the curves on Fig. 3's log axis, free of each dataset's scale). The claim: relative gap at (4, 16) minus
-    relative gap at (4, 4) below ``margin`` (0: the gap shrinks; judged by the median over replicates, since a
-    rare round with a wrong ball makes a single replicate's gap tens of times larger), and FC's metric below each
-    baseline's."""
-    R = ctx.reps(32, 128)
-    res = {(K, n): _fig3_setting(ctx, K, n, R, T, steps) for K, n in settings}
+       "bound", "inconclusive")
+def c23_gap_to_ground_truth(ctx: Context, *, settings=GAP_SETTINGS, T: int | None = None, steps: int = 10, margin: float = 0.0,
+                            etas=GAP_ETAS, beta: float = CODE_MOMENTUM) -> Result:
+    """Fig. 3 (section 4.1) with its own set-up, taken from the paper and, where it is silent, from the reference code
+    (github.com/liehe/PRFL, synthetic/): the paper's regression (d = 10, n = 9 samples, x*_k = 100 b_k); every method
+    starts from the code's oracle start x*_k + N(0, 0.1^2 I); FC, GT, Local and Global (FedAvg) use the code's momentum
+    (beta = 0.9, m <- 0.1 v + 0.9 m, x <- x - eta m), IFCA the code's plain step with the members' gradient sum divided
+    by N; FC runs l = 10 Threshold-Clustering steps ("we run Threshold-Clustering for l = 10 rounds") with the
+    synthetic code's radius, the distance at sorted index floor(N q), q = n_i/N, and its strict test "<"; every
+    method's step is tuned on the grid ``etas`` / L_max (L_max the setting's largest client curvature; "We tune the
+    learning rate separately for each algorithm through grid search"), the step with the lowest median final error;
+    T rounds (quick 60, full 800: the code runs 800-1000).
+    Metric (the code's): final mean_i ||x_i - x*_k(i)||. The caption's claim: "When n_i is small, the ground-truth
+    outperforms our algorithm, but this difference vanishes with increasing n_i", judged on the relative gap FC/GT - 1
+    (the distance between the curves on Fig. 3's log axis): its median change from (4, 4) to (4, 16) below ``margin``
+    (distribution-free interval of the median), and "Our algorithm outperforms the non-oracle baselines in all cases":
+    FC's error below Local's, IFCA's and Global's in every setting.
+
+    Why ``inconclusive`` is expected at quick fidelity: Fig. 3 gives no numbers, learning rates or round count, and
+    with a shared optimum and no label noise FC with correct balls steps along (1 - (3/4)^10) grad fbar_k +
+    (3/4)^10 grad f_i, whose zero is x*_k as GT's is: both converge linearly to the same point, and the relative gap
+    at a fixed round is set by each dataset's conditioning and by the tuned steps (FC and GT may pick different grid
+    points), which spread it over tens of percentage points from dataset to dataset, while the caption's effect is a
+    few points. Eight datasets cannot place the median change of the gap on either side of 0 (at 40 rounds the gap is
+    0.1-0.3% at (4, 4) and its 99% interval excluded 0 at one root seed and not at the next); deciding it needs on
+    the order of a hundred datasets at the code's 800-1000 rounds (full fidelity runs 32 at 800). The comparison with
+    the baselines is decided (it is part of the verdict). An earlier version of this check ran 30 rounds at
+    eta = 1/L without momentum and expected ``violated``; that set-up was not Fig. 3's and could not convict it.
+    """
+    T = ctx.pick(60, 800) if T is None else T
+    R = ctx.reps(8, 32)
+    res = {(K, n): _fig3_setting(ctx, K, n, R, T, steps, etas, beta) for K, n in settings}
     rng = ctx.numpy_rng("bootstrap")
     gap = {s: r["FC"] - r["GT"] for s, r in res.items()}
     rel = {s: r["FC"] / r["GT"] - 1 for s, r in res.items()}  # the gap on Fig. 3's log axis, free of each dataset's scale
     v_shrink, shrink = median_verdict(rel[settings[1]] - rel[settings[0]], margin, side="upper")
-    beats, margins = [], {}
+    beats, margins, undecided = [], {}, []
     for s, r in res.items():
         for other in ("Local", "IFCA", "FedAvg"):
             v, info = bound_verdict((r["FC"] - r[other])[:, None], 0.0, side="upper", rng=rng)
             beats.append(v)
+            if not v.passed:
+                undecided.append(f"{other} at ({s[0]},{s[1]})")
             margins[f"{s[0]},{s[1]} FC-{other}"] = float(info["mean"][0])
     v_beats = combine(beats)
     verdict = combine([v_shrink, v_beats])
+    # the literal reading of Algorithm 3's test ("<=" the quantile distance) on the first setting, as a remark
+    lit = _fig3_setting(ctx, *settings[0], R, T, steps, etas, beta, radius_rule="inclusive")
     labels = [f"({K},{n})" for K, n in settings]
     x = np.arange(1, len(settings) + 1)
-    rel = {s: float(rel[s].mean()) for s in res}
+    med_rel = {s: float(np.median(rel[s])) for s in res}
     fig_rng = ctx.numpy_rng("figure")
+    remark_text = (
+        f"Algorithm 3 read literally (its update (24) keeps z_i when ||z_i - v|| <= tau) with the percentile radius of the "
+        f"experiments (sections 4.2, 4.5; the code's q = n_i/N for Fig. 3) "
+        f"(tau = the distance at sorted index floor(N n_i/N)) admits that point, the nearest client of another cluster: "
+        f"at {labels[0]} FC's final error is then {float(np.median(lit['FC'])):.3g} (median; best step {lit['eta']['FC']:g}) "
+        f"against {float(np.median(res[settings[0]]['FC'])):.3g} with the reference code's strict '<'. The literal rule "
+        f"needs a radius below the quantile distance (the MNIST code multiplies it by 0.99).")
     return result_for(
         ctx,
-        Claim("Fig. 3: ground truth outperforms Federated-Clustering when n_i is small, but the difference vanishes as n_i "
-              "grows (gap at (K, n_i) = (4, 16) below the gap at (4, 4)); FC beats Local, IFCA and Global in every setting.",
+        Claim("Fig. 3: \"When n_i is small, the ground-truth outperforms our algorithm, but this difference vanishes with "
+              "increasing n_i\"; \"Our algorithm outperforms the non-oracle baselines in all cases\" (Local, IFCA, Global), "
+              "in the settings (K, n_i) = (4, 4), (4, 16), (16, 4), each method's learning rate tuned by grid search.",
               r"\mathrm{gap}(4,16)<\mathrm{gap}(4,4),\quad \mathrm{FC}<\{\mathrm{Local},\mathrm{IFCA},\mathrm{FedAvg}\}",
-              "werner2023, section 4.1, Fig. 3; spec 6.5 check 23",
+              "werner2023, section 4.1 (text and Fig. 3 caption); set-up from the reference code (PRFL synthetic/)",
               "\"gap\"(4,16) < \"gap\"(4,4), quad \"FC\" < {\"Local\", \"IFCA\", \"FedAvg\"}"),
         verdict,
-        observed={"settings": labels, **{f"{m}_mean_by_setting": [float(res[s][m].mean()) for s in res]
-                                         for m in ("FC", "GT", "Local", "IFCA", "FedAvg")},
-                  "gap_mean_by_setting": [float(gap[s].mean()) for s in res], "relative_gap_by_setting": [rel[s] for s in res],
+        observed={"settings": labels, **{f"{m}_median_by_setting": [float(np.median(res[s][m])) for s in res] for m in GAP_METHODS},
+                  "tuned_step_by_setting": {labels[i]: res[s]["eta"] for i, s in enumerate(res)},
+                  "gap_median_by_setting": [float(np.median(gap[s])) for s in res],
+                  "relative_gap_median_by_setting": [med_rel[s] for s in res],
                   "relative_gap_difference_(4,16)-(4,4)_median_ci": [shrink["median"], *shrink["ci"]],
-                  "fc_minus_baseline_mean": margins, "fc_ball_correct_fraction": [res[s]["ball_ok"] for s in res],
-                  "replicates": R, "T": T, "tc_steps": steps},
+                  "fc_minus_baseline_mean": margins,
+                  "literal_inclusive_radius_FC_median_first_setting": float(np.median(lit["FC"])),
+                  "replicates": R, "T": T, "tc_steps": steps, "momentum": beta, "step_grid_times_L_max": list(etas)},
         predicted={"relative_gap_difference_below": margin, "fc_minus_baseline_below": 0.0},
         fit={"shrink": v_shrink.value, "fc_beats_baselines": v_beats.value},
-        explanation=(f"FC beats Local, IFCA and FedAvg in every setting ({'all' if v_beats.passed else 'not all'} comparisons hold). "
-                     f"Its gap to ground truth is {gap[settings[0]].mean():.2g} at (4, 4) ({100 * rel[settings[0]]:.2f}% of GT's "
-                     f"error) and {gap[settings[1]].mean():.2g} at (4, 16) ({100 * rel[settings[1]]:.2f}%): relative to GT it does "
-                     f"{'' if v_shrink.passed else 'not '}shrink with n_i (median change {100 * shrink['median']:.3f} points, "
-                     f"{100 * shrink['coverage']:.0f}% interval {100 * shrink['ci'][0]:.3f} to {100 * shrink['ci'][1]:.3f}); at (16, 4) it is {gap[settings[2]].mean():.2g} "
-                     f"({100 * rel[settings[2]]:.2f}%)."),
-        finding=("" if v_shrink.passed else
-                 f"Fig. 3's 'the difference vanishes with increasing n_i' is not reproduced: FC is already within "
-                 f"{100 * rel[settings[0]]:.2f}% of ground truth at n_i = 4 and the gap does not shrink at n_i = 16 "
-                 f"({100 * rel[settings[1]]:.2f}%); the residual comes from Threshold-Clustering's start at the client's own "
-                 f"gradient, weighted (1 - delta)^l after l steps, which depends on delta, not on n_i."),
+        explanation=(f"With Fig. 3's set-up (momentum {beta:g}, {T} rounds, oracle start, steps tuned per method on {list(etas)} / L_max) "
+                     f"FC's error is {100 * med_rel[settings[0]]:.2f}% above GT's at {labels[0]} and {100 * med_rel[settings[1]]:.2f}% "
+                     f"at {labels[1]} (medians over {R} datasets; change {100 * shrink['median']:.2f} points, "
+                     f"{100 * shrink['coverage']:.0f}% interval {100 * shrink['ci'][0]:.2f} to {100 * shrink['ci'][1]:.2f}): the "
+                     f"gap {'shrinks' if v_shrink.passed else ('grows' if shrink['ci'][0] > margin else 'cannot be told to shrink or grow: the datasets spread it too widely')} as n_i grows; at {labels[2]} it is "
+                     f"{100 * med_rel[settings[2]]:.1f}%. "
+                     + ("FC beats Local, IFCA and Global in every setting." if v_beats.passed else
+                        f"FC beats Local, IFCA and Global except against {', '.join(undecided)}, where the interval of the "
+                        "difference does not lie below 0.")),
+        finding=remark(remark_text),
         figure=figspec.figure(
-            figspec.panel("Final distance to the cluster optimum (paper's regression)", f"setting: {', '.join(f'{i} = {l}' for i, l in zip(x, labels))}",
+            figspec.panel("Final distance to the cluster optimum (paper's regression, tuned steps)", f"setting: {', '.join(f'{i} = {l}' for i, l in zip(x, labels))}",
                           r"mean$_i\|x_i-x^*_{k(i)}\|$",
-                          [figspec.observed(m, x, np.stack([res[s][m] for s in res], 1), rng=fig_rng)
-                           for m in ("FC", "GT", "Local", "IFCA", "FedAvg")], xscale="linear"),
+                          [figspec.observed(m, x, np.stack([res[s][m] for s in res], 1), rng=fig_rng) for m in GAP_METHODS], xscale="linear"),
             figspec.panel("FC's gap to ground truth, relative", f"setting: {', '.join(f'{i} = {l}' for i, l in zip(x, labels))}",
                           "FC / GT - 1",
-                          [figspec.observed("relative gap (mean over replicates)", x, np.stack([res[s]["FC"] / res[s]["GT"] - 1 for s in res], 1),
-                                            rng=fig_rng),
-                           figspec.line("median per setting", x, [float(np.median(res[s]["FC"] / res[s]["GT"] - 1)) for s in res], "reference")],
+                          [figspec.line("median per setting", x, [med_rel[s] for s in res], "observed")],
                           xscale="linear")),
-        arrays={f"{m}_{K}_{n}": res[(K, n)][m] for K, n in settings for m in ("FC", "GT", "Local", "IFCA", "FedAvg")},
+        arrays={f"{m}_{K}_{n}": res[(K, n)][m] for K, n in settings for m in GAP_METHODS},
     )
 
 
