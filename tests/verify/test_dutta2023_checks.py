@@ -143,7 +143,7 @@ class TestC17(CheckContract):
 
 class TestC18(CheckContract):
     check = F.c18_fewer_byzantine
-    planted = {"aggregator": "mean", "attack": "A1", "rounds": 30, "f_acts": (2,)}
+    planted = {"aggregator": "mean", "attacks": ("A6",), "rounds": 30, "f_acts": (2,)}
     determinism_overrides = {"f_acts": (0,), "rounds": 10}
     determinism_replicates = 2
 
@@ -163,6 +163,37 @@ class TestC20(CheckContract):
 
 
 # -- acceptance numbers (spec section 7) from the shared quick Results --------------------------------------
+def test_c16_with_no_filter_is_not_holds_and_its_control_fails():
+    """Issue 17: the plain mean passed as the filter. The claim's own runs fail (far vectors, the constant 1e3 1), so the
+    check cannot report holds; the control (the mean) is present and violated."""
+    r = F.c16_outside_hypotheses(Context(), aggregator="mean", fs=(5,), rounds=60)
+    assert r.verdict.value != "holds"
+    assert r.control["verdict"] == "violated" and "mean" in r.control["what"]
+
+
+def test_c16_toothless_attacks_give_inconclusive_not_holds():
+    """Sign flip and CE evasion vanish at x*: the mean converges under them too, so CE's exact convergence there says
+    nothing about the filter (controlled: inconclusive)."""
+    r = F.c16_outside_hypotheses(Context(), fs=(5,), attacks=("A2", "A3"), rounds=120)
+    assert r.fit["claim_verdict"] == "holds" and r.control["verdict"] == "holds"
+    assert r.verdict.value == "inconclusive"
+
+
+def test_c16_and_c18_quick_controls_fail_under_a_non_vanishing_attack():
+    for spec in (F.c16_outside_hypotheses, F.c18_fewer_byzantine):
+        r = run_quick(spec)
+        assert r.verdict.value == "holds" and r.control["verdict"] == "violated", r.control
+        assert r.control["per_attack"]["A6"] == "violated"
+
+
+def test_c18_with_no_filter_is_not_holds_and_its_control_fails():
+    r = F.c18_fewer_byzantine(Context(), aggregator="mean", f_acts=(2,), rounds=60)
+    assert r.verdict.value != "holds"
+    assert r.control["verdict"] == "violated"
+    toothless = F.c18_fewer_byzantine(Context(), attacks=("A3",), f_acts=(2,), rounds=150)
+    assert toothless.verdict.value == "inconclusive" and toothless.control["verdict"] == "holds"
+
+
 def test_c02_isotropic_pl_constants_match_the_spec():
     r = run_quick(C.c02_pl_constant)
     assert r.observed["mu_hat"]["P1-iso"] == pytest.approx(1.0742, rel=0.005)
