@@ -198,6 +198,17 @@ def unanimous(verdicts: Iterable[Verdict]) -> Verdict:
     return Verdict.INCONCLUSIVE
 
 
+def controlled(claim: Verdict, control: Verdict) -> Verdict:
+    """A claim about an algorithm's property (a filter resists an attack) read beside its control: the same harness
+    run with the unprotected baseline (e.g. the plain mean), which must fail. The claim's ``holds`` stands only when
+    the control is violated; if the control also holds (or cannot be decided) the attack did no harm even without
+    the property, so the run says nothing about it: inconclusive. A claim that does not hold keeps its verdict."""
+    claim, control = Verdict(claim), Verdict(control)
+    if claim != Verdict.HOLDS:
+        return claim
+    return Verdict.HOLDS if control == Verdict.VIOLATED else Verdict.INCONCLUSIVE
+
+
 def side_of(bound: Bound) -> tuple[Side, bool]:
     """(side, tight) that a Bound's kind asks of a measurement: upper, lower, or tight (upper and
     matched from below); an ``exact`` Bound is tight."""

@@ -192,3 +192,18 @@ def test_constants_least_squares_missing_file_and_bad_f(capsys, tmp_path):
     np.savez(tmp_path / "ok.npz", A=A, b=A @ np.ones(2))
     code, _, err = run(capsys, "constants", "least-squares", str(tmp_path / "ok.npz"), "--f", "4")
     assert code == 2 and "--f" in err
+
+
+def test_isotropic_agents_match_the_general_costs_exactly():
+    from verify.problems.least_squares import RegressionAgents
+
+    g = torch.Generator().manual_seed(0)
+    G = torch.eye(5, dtype=torch.float64).expand(1, 50, 5, 5).clone()
+    z = torch.randn(5, generator=g, dtype=torch.float64).expand(1, 50, 5).clone()
+    s = torch.zeros(1, 50, dtype=torch.float64)
+    a, b = RegressionAgents(G, z, s, P.sin_link(1.5)), P.IsotropicAgents(G, z, s, P.sin_link(1.5))
+    X = torch.randn(7, 50, 5, generator=g, dtype=torch.float64)
+    assert torch.allclose(a.grad(X), b.grad(X), rtol=1e-14, atol=0) and torch.allclose(a.loss(X), b.loss(X), rtol=1e-14)
+    assert torch.allclose(a.honest_average(3).gap(X[:, 0]), b.honest_average(3).gap(X[:, 0]), rtol=1e-14)
+    with pytest.raises(Exception):
+        P.IsotropicAgents(2 * G, z, s, P.sin_link(1.5))

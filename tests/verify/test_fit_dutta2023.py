@@ -69,3 +69,15 @@ def test_unanimous_decides_only_where_every_member_agrees():
     H, V, I = Verdict.HOLDS, Verdict.VIOLATED, Verdict.INCONCLUSIVE
     assert unanimous([H, H]) == H and unanimous([V, V]) == V
     assert unanimous([H, V]) == I and unanimous([H, I]) == I and unanimous([V, I]) == I and unanimous([]) == I
+
+
+def test_controlled_holds_only_when_the_unprotected_baseline_fails():
+    from verify.fit import controlled
+
+    H, V, I = Verdict.HOLDS, Verdict.VIOLATED, Verdict.INCONCLUSIVE
+    assert controlled(H, V) == H  # the filter holds where the mean fails: a tested claim
+    assert controlled(H, H) == I  # no harm even without the filter: a toothless attack
+    assert controlled(H, I) == I
+    assert controlled(V, V) == V and controlled(V, H) == V  # a failed claim stays failed
+    assert controlled(I, V) == I
+    assert controlled("holds", "violated") == H  # verdict values as stored in a Result's control
