@@ -109,9 +109,9 @@ def _creatable_dir(path: Path, flag: str, shown: str) -> None:
         raise InputError(flag, f"cannot create {shown}: {base} is not writable")
 
 
-def writable_dir(value, flag: str) -> Path:
-    """A directory to write into (``--results``, ``demo --out``): an existing writable directory, or a
-    path that can be created; never a file or a path under a file. InputError naming ``flag``."""
+def _directory_path(value, flag: str, access: int, adjective: str) -> tuple[str, Path]:
+    """The flag's text and path; an existing path must be a directory with ``access`` (an absent
+    one is left to the caller)."""
     text = "" if value is None else str(value)
     if not text.strip():
         raise InputError(flag, "expected a directory, got an empty path")
@@ -119,25 +119,25 @@ def writable_dir(value, flag: str) -> Path:
     if path.exists():
         if not path.is_dir():
             raise InputError(flag, f"{text} is a file, not a directory")
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise InputError(flag, f"the directory {text} is not writable")
-        return path
-    _creatable_dir(path, flag, text)
+        if not os.access(path, access):
+            raise InputError(flag, f"the directory {text} is not {adjective}")
+    return text, path
+
+
+def writable_dir(value, flag: str) -> Path:
+    """A directory to write into (``--results``, ``demo --out``): an existing writable directory, or a
+    path that can be created; never a file or a path under a file. InputError naming ``flag``."""
+    text, path = _directory_path(value, flag, os.W_OK | os.X_OK, "writable")
+    if not path.exists():
+        _creatable_dir(path, flag, text)
     return path
 
 
 def readable_dir(value, flag: str) -> Path:
     """A directory to read stored results from (``show``/``report --results``): absent is allowed
     (the command then says there is nothing stored), a file or a path under a file is not."""
-    text = "" if value is None else str(value)
-    if not text.strip():
-        raise InputError(flag, "expected a directory, got an empty path")
-    path = Path(text).expanduser()
+    text, path = _directory_path(value, flag, os.R_OK | os.X_OK, "readable")
     if path.exists():
-        if not path.is_dir():
-            raise InputError(flag, f"{text} is a file, not a directory")
-        if not os.access(path, os.R_OK | os.X_OK):
-            raise InputError(flag, f"the directory {text} is not readable")
         return path
     base = _nearest_existing(path)
     if base.exists() and not base.is_dir():
