@@ -12,7 +12,9 @@ two optima while the other never gets a member again.
 
 Measured (quick, 32 seeds): IFCA fails in 31/32 seeds (seed 0) and 32/32 (seed 1) with Algorithm 1's division
 by m; with the division by the cluster size that this module used before (``normalize="members"``) it failed in
-13/32 and 12/32, so the earlier version understated IFCA's failures.
+13/32 and 12/32, so the earlier version understated IFCA's failures. Run as its authors can run it, with 10
+random restarts per seed and the lowest training loss kept, IFCA still fails in 30/32 (seed 0) and 29/32 (seed 1)
+seeds: the failure is not an artefact of a single start (reported beside the claim, which is about one start).
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from verify.fit import (
     proportion_ci,
     proportion_verdict,
 )
-from verify.problems.clustered_regression import planted_clustered_regression
+from verify.problems.clustered_regression import ClusteredRegression, planted_clustered_regression
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
 
@@ -58,6 +60,23 @@ def build_instance(ctx: Context, R: int):
     return P, theta0, x0
 
 
+def with_restarts(ctx: Context, P: ClusteredRegression, restarts: int, T: int, ifca_fn=ifca):
+    """IFCA as its authors run it when they can afford it: ``restarts`` random initialisations per seed
+    (the same N(0, 3^2 I) law), the run with the lowest final training loss kept (the loss each client
+    has at the model it picks, summed). Returns per seed: whether the kept run recovered the clusters
+    ``[R]``, and whether any restart did ``[R]``."""
+    R, S = P.replicates, restarts
+    rep = lambda t: t.repeat_interleave(S, 0)
+    PS = ClusteredRegression(rep(P.H), rep(P.b), rep(P.c), rep(P.W), P.true_labels)
+    theta0 = INIT_SCALE * torch.randn(R * S, K, D, generator=ctx.generator("restarts"), dtype=ctx.dtype,
+                                      device=ctx.torch_device)
+    tr = ifca_fn(PS, theta0, IFCA_GAMMA, T, option="I", record_grads=False)
+    ok = partition_matches(tr.assign[-1], P.true_labels).reshape(R, S)
+    train_loss = tr.client_loss[-1].sum(-1).reshape(R, S)
+    kept = ok.gather(1, train_loss.argmin(1, keepdim=True)).squeeze(1)
+    return kept, ok.any(1)
+
+
 def collapsed(assign: torch.Tensor) -> torch.Tensor:
     """``[..., N]`` -> bool: every client picked the same model (a cluster model lost all members)."""
     return assign.amin(-1) == assign.amax(-1)
@@ -71,8 +90,12 @@ def fc_recovered(tr, P) -> torch.Tensor:
 
 
 @check("werner2023.x01", TITLE, "counterexample", "reproduced")
-def x01_ifca_fails_at_scale(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
-    """IFCA vs FC on planted clustered regression, seeds batched as replicates (quick 32, full 128)."""
+def x01_ifca_fails_at_scale(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering, restarts: int = 10) -> Result:
+    """IFCA vs FC on planted clustered regression, seeds batched as replicates (quick 32, full 128).
+
+    The claim is about one random initialisation (the failure mode of section 2.1). Beside it, IFCA is
+    also run as its authors can run it, with ``restarts`` random initialisations per seed and the lowest
+    training loss kept; that number is reported, labelled, and does not enter the verdict."""
     R = ctx.reps(32, 128)
     T_ifca, T_fc = ctx.pick(50, 100), ctx.pick(30, 60)
     P, theta0, x0 = build_instance(ctx, R)
@@ -88,6 +111,9 @@ def x01_ifca_fails_at_scale(ctx: Context, *, ifca_fn=ifca, fc=federated_clusteri
     near = P.W + 0.1 * torch.randn(P.W.shape, generator=ctx.generator("near-oracle"), dtype=ctx.dtype, device=ctx.torch_device)
     ctr = ifca_fn(P, near, IFCA_GAMMA, T_ifca, option="I", record_grads=False)
     control_ok = bool(partition_matches(ctr.assign[-1], P.true_labels).all())
+
+    fair_kept, fair_any = with_restarts(ctx, P, restarts, T_ifca, ifca_fn)
+    p_fair_fail = proportion_ci(int((~fair_kept).sum()), R)
 
     ftr = fc(P, x0, FC_ETA, T_fc, SEPARATION / 2, steps=FC_M)
     rec = fc_recovered(ftr, P)
@@ -144,6 +170,9 @@ def x01_ifca_fails_at_scale(ctx: Context, *, ifca_fn=ifca, fc=federated_clusteri
                                              "fc_all_seeds_max": float(dist_fc.max())},
             "smoothness_L_max": float(L.max()), "smoothness_L_median": float(L.median()),
             "near_oracle_ifca_control_ok": control_ok,
+            "ifca_restarts": restarts,
+            "ifca_with_restarts_failure_fraction_(p,lo,hi)": p_fair_fail,
+            "ifca_with_restarts_seeds_where_some_restart_succeeded": int(fair_any.sum()),
         },
         predicted={"fc_recovered_fraction": 1.0, "ifca_failure_fraction_lower_ci_at_least": MIN_FAILURE_RATE,
                    "collapsed_distance_to_optimum": SEPARATION / 2},
@@ -157,7 +186,10 @@ def x01_ifca_fails_at_scale(ctx: Context, *, ifca_fn=ifca, fc=federated_clusteri
             f"separation {SEPARATION:g}) while the other model never gets a member back. From near the planted optima the "
             f"same IFCA succeeds in every seed ({control_ok}). IFCA divides the members' gradient sum by m = N, as IFCA's "
             f"Algorithm 1 and its reference code do. Federated-Clustering recovered the clusters in "
-            f"{int(rec.sum())} of {R} seeds, every client ending within {float(dist_fc.max()):.1e} of its optimum."),
+            f"{int(rec.sum())} of {R} seeds, every client ending within {float(dist_fc.max()):.1e} of its optimum. "
+            f"Run with {restarts} random restarts per seed, keeping the lowest training loss (not part of the claim, "
+            f"which is about one initialisation), IFCA fails in {int((~fair_kept).sum())} of {R} seeds; some restart "
+            f"succeeded in {int(fair_any.sum())} of {R}."),
         assumptions=assumptions,
         figure=figure,
         arrays={"ifca_partition_ok_by_round": _np(ok_by_round), "ifca_assign_final": _np(itr.assign[-1]),
