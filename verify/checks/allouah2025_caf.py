@@ -240,15 +240,17 @@ def _termination_inputs(ctx: Context, R: int) -> list[tuple[str, InputBatch]]:
     return out
 
 
-def caf_weight_sums_1d(xs, f: int, iterations: int, max_over: str = "all") -> list:
-    """Algorithm 2's loop in exact rational arithmetic on scalar inputs ``xs`` (d = 1: the top eigenvector is +-1
-    and tau_i = (x_i - mu_c)^2, so every quantity is rational): the weight sums sum_i c_i after each iteration
-    (at most ``iterations``; the loop stops once sum c <= n - 2f), with tau_max over all j (line 10 as printed)
-    or over the points of positive weight (``max_over="positive"``, the repair)."""
+def caf_weight_sums_1d(xs, f: int, iterations: int, max_over: str = "all", number=None) -> list:
+    """Algorithm 2's loop on scalar inputs ``xs`` (d = 1: the top eigenvector is +-1 and tau_i = (x_i - mu_c)^2, so
+    every quantity is rational): the weight sums sum_i c_i after each iteration (at most ``iterations``; the loop
+    stops once sum c <= n - 2f), with tau_max over all j (line 10 as printed) or over the points of positive weight
+    (``max_over="positive"``, the repair). ``number`` is the arithmetic: ``Fraction`` (exact, the default) or
+    ``float`` (float64, as an implementation runs it)."""
     from fractions import Fraction
 
-    x = [Fraction(v) for v in xs]
-    c = [Fraction(1)] * len(x)
+    number = number or Fraction
+    x = [number(v) for v in xs]
+    c = [number(1)] * len(x)
     floor = len(x) - 2 * f
     sums = []
     for _ in range(iterations):
@@ -260,7 +262,7 @@ def caf_weight_sums_1d(xs, f: int, iterations: int, max_over: str = "all") -> li
         tmax = max(t for t, ci in zip(tau, c) if max_over == "all" or ci > 0)
         if tmax == 0:
             break
-        c = [max(Fraction(0), ci * (1 - t / tmax)) for ci, t in zip(c, tau)]
+        c = [max(number(0), ci * (1 - t / tmax)) for ci, t in zip(c, tau)]
         sums.append(sum(c))
     return sums
 
@@ -281,15 +283,7 @@ def _c13_exact_witness(xs=(0, 1, 100), f: int = 1, exact_iterations: int = 6) ->
     shrink = Fraction(1, 99**2)
     s1 = printed[0]
     more = math.floor(math.log(float(s1) / floor) / -math.log1p(-float(shrink)))
-    x = [float(v) for v in xs]
-    c, count = [1.0] * len(x), 0
-    while sum(c) > floor and count < 10**6:
-        s = sum(c)
-        mu = sum(ci * xi for ci, xi in zip(c, x)) / s
-        tau = [(xi - mu) ** 2 for xi in x]
-        tmax = max(tau)
-        c = [max(0.0, ci * (1 - t / tmax)) for ci, t in zip(c, tau)]
-        count += 1
+    count = len(caf_weight_sums_1d(xs, f, 10**6, "all", number=float))
     return {"inputs": list(xs), "f": f, "n_minus_2f": floor,
             "printed_sums_exact": [str(v) if len(str(v)) < 60 else f"{float(v):.15f} (exact fraction, "
                                    f"{len(str(v.denominator))}-digit denominator)" for v in printed],

@@ -61,16 +61,18 @@ def initial_points(mod, family: str, generator: torch.Generator) -> torch.Tensor
     return u * radius
 
 
-def coverage_probability(p, n_H: int) -> float:
-    """P(n_H i.i.d. Cat(p) labels hit every cluster), exactly, by inclusion-exclusion over the missed clusters."""
+def _coverage(p: list, n_H: int):
+    """P(n_H i.i.d. Cat(p) labels hit every cluster) by inclusion-exclusion over the missed clusters, in the
+    arithmetic of p's entries (floats, or Fractions for an exact value)."""
     import itertools
 
-    p = np.asarray(p, dtype=float)
-    total = 0.0
-    for size in range(len(p) + 1):
-        for missed in itertools.combinations(range(len(p)), size):
-            total += (-1) ** size * (1.0 - p[list(missed)].sum()) ** n_H
-    return float(total)
+    return sum((-1) ** size * (1 - sum(p[j] for j in missed)) ** n_H
+               for size in range(len(p) + 1) for missed in itertools.combinations(range(len(p)), size))
+
+
+def coverage_probability(p, n_H: int) -> float:
+    """P(n_H i.i.d. Cat(p) labels hit every cluster), exactly up to float rounding (:func:`_coverage`)."""
+    return float(_coverage([float(v) for v in np.asarray(p, dtype=float)], n_H))
 
 
 def _phase1_success(tr, alpha: torch.Tensor, eps: float) -> torch.Tensor:
@@ -331,14 +333,7 @@ def x02_anchor_error_proof_radius(ctx: Context, *, theory: Bound = S.THM_1_PROOF
 
 def miss_probability_exact(p, n_H: int) -> Fraction:
     """1 - P(n_H i.i.d. Cat(p) labels hit every cluster), in exact rational arithmetic (inclusion-exclusion; p as Fractions)."""
-    import itertools
-
-    p = [Fraction(v).limit_denominator(10**6) for v in p]
-    cover = Fraction(0)
-    for size in range(len(p) + 1):
-        for missed in itertools.combinations(range(len(p)), size):
-            cover += (-1) ** size * (1 - sum(p[j] for j in missed)) ** n_H
-    return 1 - cover
+    return 1 - _coverage([Fraction(v).limit_denominator(10**6) for v in p], n_H)
 
 
 @check("su2022.c14", "Theorem 1 (5) as printed: with n_H >= log N/p_min anchors, (5) fails with probability O(N^-9)", "erratum",
