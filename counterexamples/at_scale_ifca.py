@@ -66,8 +66,7 @@ def with_restarts(ctx: Context, P: ClusteredRegression, restarts: int, T: int, i
     has at the model it picks, summed). Returns per seed: whether the kept run recovered the clusters
     ``[R]``, and whether any restart did ``[R]``."""
     R, S = P.replicates, restarts
-    rep = lambda t: t.repeat_interleave(S, 0)
-    PS = ClusteredRegression(rep(P.H), rep(P.b), rep(P.c), rep(P.W), P.true_labels)
+    PS = P.repeated(S, interleave=True)
     theta0 = INIT_SCALE * torch.randn(R * S, K, D, generator=ctx.generator("restarts"), dtype=ctx.dtype,
                                       device=ctx.torch_device)
     tr = ifca_fn(PS, theta0, IFCA_GAMMA, T, option="I", record_grads=False)

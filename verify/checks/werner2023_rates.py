@@ -271,13 +271,6 @@ CODE_MOMENTUM = 0.9  # the reference code's default --beta: m <- (1 - beta) v + 
 GAP_METHODS = ("FC", "GT", "Local", "IFCA", "FedAvg")
 
 
-def _repeat(prob, E: int):
-    """The same R instances E times (replicate axis [E*R]), so that a step-size grid runs as one batch."""
-    from verify.problems.clustered_regression import ClusteredRegression
-    rep = lambda t: t.repeat(E, *([1] * (t.dim() - 1)))
-    return ClusteredRegression(rep(prob.H), rep(prob.b), rep(prob.c), rep(prob.W), prob.true_labels, prob.name)
-
-
 def _momentum_run(update, x0: torch.Tensor, eta: torch.Tensor, T: int, beta: float) -> torch.Tensor:
     """x <- x - eta m, m <- (1 - beta) v(x) + beta m, m_0 = v(x_0) (the reference code's MomentumBuffer)."""
     x, m = x0.clone(), None
@@ -298,7 +291,7 @@ def _fig3_setting(ctx: Context, K: int, n: int, R: int, T: int, steps: int, etas
     theta0 = prob.W + 0.1 * torch.randn(prob.W.shape, generator=ctx.generator(f"init K={K} n={n}"), dtype=ctx.dtype,
                                         device=ctx.torch_device)
     lab = torch.as_tensor(prob.true_labels, device=theta0.device)
-    big = _repeat(prob, E)
+    big = prob.repeated(E)
     L_max = float(prob.smoothness().amax())  # the largest client curvature of the setting (cluster K-1: entries of mean K-1)
     steps_grid = [c / L_max for c in etas]
     eta = torch.tensor(steps_grid, dtype=ctx.dtype, device=ctx.torch_device).repeat_interleave(R)  # [E*R]

@@ -70,6 +70,13 @@ class ClusteredRegression(ClientProblem):
     def loss(self, X: torch.Tensor) -> torch.Tensor:
         return self.loss_and_grad(X)[0]
 
+    def repeated(self, times: int, *, interleave: bool = False) -> "ClusteredRegression":
+        """The same instances ``times`` times along the replicate axis, so that restarts or a step-size grid run as
+        one batch on exactly the same data: replicate r's copy i is row ``r * times + i`` (``interleave``) or
+        ``i * R + r`` (blocks)."""
+        rep = (lambda t: t.repeat_interleave(times, 0)) if interleave else (lambda t: t.repeat(times, *([1] * (t.dim() - 1))))
+        return ClusteredRegression(rep(self.H), rep(self.b), rep(self.c), rep(self.W), self.true_labels, self.name)
+
     def optima(self) -> torch.Tensor:
         lab = torch.as_tensor(self.true_labels, device=self.W.device)
         return self.W[:, lab]  # [R, N, d]
