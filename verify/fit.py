@@ -43,6 +43,7 @@ from scipy import stats
 
 from analytic.bounds import Bound
 from verify.result import Assumption, Verdict
+from verify.strength import Strength, aside, record, weakest  # noqa: F401  (weakest: combine's twin for strength)
 
 Side = Literal["upper", "lower"]
 DEFAULT_LEVEL = 0.95
@@ -57,6 +58,79 @@ def _rng(rng) -> np.random.Generator:
 def _quantiles(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     a = (1.0 - level) / 2.0
     return np.quantile(boot, a, axis=0), np.quantile(boot, 1.0 - a, axis=0)
+
+
+# -- how hard a verdict was tested (margin, power, tightness: verify/strength.py) --------------
+#: A holding bound attained within this factor is ``tight``; beyond VACUOUS_BEYOND it is ``vacuous``.
+TIGHT_WITHIN = 2.0
+VACUOUS_BEYOND = 100.0
+#: A plant at the reported power is made this much stronger, so that it lies strictly past it.
+PLANT_FACTOR = 0.9
+
+
+def tightness_of(slack: float) -> str:
+    """``tight`` when the theory is attained within TIGHT_WITHIN (slack = bound/observed for an upper
+    bound, observed/bound for a lower one), ``loose`` up to VACUOUS_BEYOND, ``vacuous`` beyond."""
+    if not slack <= VACUOUS_BEYOND:  # also NaN and inf
+        return "vacuous"
+    return "tight" if slack <= TIGHT_WITHIN else "loose"
+
+
+def _threshold_strength(atom: str, verdict: Verdict, est, lo, hi, lo_v, hi_v, bound, side: Side,
+                        trivial=None) -> Strength:
+    """Margin, power and tightness of 'q <= bound' (or >=) judged from q's estimate ``est``, its
+    interval [lo, hi] and the wider interval [lo_v, hi_v] a violation needs, point by point.
+
+    With a positive bound and a non-negative quantity the measure is the ratio q/bound: the margin is
+    the worst ratio (with its CI), the power the factor the bound could be scaled by before one
+    point's violation interval lies wholly on the wrong side (upper: max lo_v/bound; lower: min
+    hi_v/bound). Otherwise the measure is the difference q - bound and the power an additive shift.
+    ``trivial``: a bound no claim needs (the starting error): a bound at or beyond it is vacuous."""
+    est, lo, hi, lo_v, hi_v, b = (np.ravel(x) for x in np.broadcast_arrays(
+        *(np.asarray(v, dtype=float) for v in (est, lo, hi, lo_v, hi_v, bound))))
+    upper = side == "upper"
+    holds = verdict == Verdict.HOLDS
+    ok = np.isfinite(est) & np.isfinite(b)
+    if not np.any(ok):
+        return record(Strength(atom, verdict.value, "ratio", float("nan"), None, None,
+                               "no finite comparison", "no finite value to compare", None, float("inf")))
+    est, lo, hi, lo_v, hi_v, b = (x[ok] for x in (est, lo, hi, lo_v, hi_v, b))
+    if np.all(b > 0) and np.all(est >= 0):
+        r = est / b
+        i = int(np.argmax(r) if upper else np.argmin(r))
+        power = float(np.max(lo_v / b) if upper else np.min(hi_v / b))
+        worst = float(r[i])
+        slack = (1.0 / worst if worst > 0 else float("inf")) if upper else worst
+        tight = tightness_of(slack) if holds else None
+        if holds and trivial is not None:
+            t = np.broadcast_to(np.asarray(trivial, dtype=float).ravel(), b.shape) if np.size(trivial) > 1 else float(
+                np.asarray(trivial, dtype=float).ravel()[0])
+            if (upper and np.all(b >= t)) or (not upper and np.all(b <= t)):
+                tight, slack = "vacuous", float("inf")
+        usable = np.isfinite(power) and (power > 0 if upper else power > 0)
+        plant = {"scale": power * (PLANT_FACTOR if upper else 1.0 / PLANT_FACTOR)} if usable else {}
+        ptext = (f"a bound {power:.3g}x as large would be violated" if usable
+                 else "no rescaling of the bound would make this run violate it (its interval reaches 0)")
+        return record(Strength(atom, verdict.value, "ratio", worst, [float(lo[i] / b[i]), float(hi[i] / b[i])],
+                               power if np.isfinite(power) else None, ptext,
+                               f"worst observed/bound {worst:.3g} (CI {lo[i] / b[i]:.3g} to {hi[i] / b[i]:.3g})",
+                               tight, slack, plant))
+    d = est - b
+    i = int(np.argmax(d) if upper else np.argmin(d))
+    shift = float(np.min(b - lo_v) if upper else np.min(hi_v - b))
+    return record(Strength(atom, verdict.value, "difference", float(d[i]), [float(lo[i] - b[i]), float(hi[i] - b[i])],
+                           shift, f"the bound moved by {shift:.3g} {'down' if upper else 'up'} would be violated",
+                           f"worst observed - bound {d[i]:.3g}", None, 1.0,
+                           {"shift": (-1 if upper else 1) * shift / PLANT_FACTOR} if np.isfinite(shift) else {}))
+
+
+def _tolerance_strength(atom: str, verdict: Verdict, measure: str, error: float, tolerance: float,
+                        text: str) -> Strength:
+    """An identity matched within a tolerance: the margin is the error, the power the tolerance (a
+    change of the expected value larger than it is detected); a holding identity is tight."""
+    return record(Strength(atom, verdict.value, measure, error, None, tolerance,
+                           f"a change of the expected value beyond {tolerance:.3g} ({measure.replace('_', ' ')}) "
+                           "would be detected", text, "tight" if verdict == Verdict.HOLDS else None, 1.0))
 
 
 # -- confidence intervals ----------------------------------------------------------------------
@@ -264,9 +338,11 @@ def rate_verdict(
     ]
     if tight:
         parts.append(interval_verdict(f.lo, f.hi, p - tol, "lower"))
+    verdict = combine(parts)
+    _rate_strength(verdict, f, p, tol, side, tight, param)
     ratio = np.atleast_2d(np.asarray(Y, dtype=float)).mean(axis=0) / g
     local = np.gradient(np.log(g), np.log(x))  # g's slope along the grid (other symbols may move with x)
-    return combine(parts), {
+    return verdict, {
         "slope": f.slope,
         "slope_ci": [f.lo, f.hi],
         "predicted_exponent": p,
@@ -282,6 +358,30 @@ def rate_verdict(
     }
 
 
+def _rate_strength(verdict: Verdict, f: SlopeFit, p: float, tol: float, side: Side, tight: bool,
+                   param: str) -> Strength:
+    """Margin (fitted minus stated exponent, with its CI) and power (the exponent shift that flips the
+    verdict: an upper claim fails once its exponent is lowered past the CI's lower end less tol, a
+    lower claim once it is raised past the upper end plus tol; a tight claim is as weak as its weaker
+    side) of a rate verdict. A holding rate is tight when matched from both sides, else loose."""
+    down, up = p + tol - f.lo, f.hi + tol - p  # shifts that flip the upper side (lower p) and the lower side (raise p)
+    if tight:
+        power, shift = (down, -down) if down >= up else (up, up)
+    else:
+        power, shift = (down, -down) if side == "upper" else (up, up)
+    matched = f.lo >= p - tol and f.hi <= p + tol
+    holds = verdict == Verdict.HOLDS
+    gap = max(0.0, (p - tol) - f.hi) if side == "upper" else max(0.0, f.lo - (p + tol))
+    finite = bool(np.isfinite(power))
+    return record(Strength(
+        "rate", verdict.value, "exponent", f.slope - p, [f.lo - p, f.hi - p], power if finite else None,
+        (f"the stated exponent {'lowered' if shift < 0 else 'raised'} by more than {power:.3g} in {param} "
+         "would be violated") if finite else "no exponent shift would be detected (no interval for the slope)",
+        f"fitted minus stated exponent in {param}: {f.slope - p:+.3f} (CI {f.lo - p:+.3f} to {f.hi - p:+.3f})",
+        ("tight" if matched else "loose") if holds else None, float(10.0 ** gap),
+        {"exponent_shift": shift / PLANT_FACTOR, "param": param} if finite else {}))
+
+
 def _bound_values(bound, values: dict | None, side: Side | None) -> tuple[np.ndarray, Side]:
     """A Bound evaluated at ``values`` with the side its kind asks, or plain numbers with ``side``."""
     if isinstance(bound, Bound):
@@ -294,7 +394,8 @@ def _bound_values(bound, values: dict | None, side: Side | None) -> tuple[np.nda
 
 
 def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = None, level: float = DEFAULT_LEVEL,
-                  n_boot: int = DEFAULT_BOOT, rng=None, deterministic: bool = False) -> tuple[Verdict, dict]:
+                  n_boot: int = DEFAULT_BOOT, rng=None, deterministic: bool = False,
+                  trivial=None) -> tuple[Verdict, dict]:
     """Verdict for 'E[observed] <= bound' (or >=) at every grid point, from replicates ``Y [R, P]``.
 
     ``bound`` is a :class:`Bound` evaluated at ``values`` (its kind gives the side) or plain
@@ -305,6 +406,9 @@ def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = N
     Bonferroni level 1 - (1 - level)/P wholly on the wrong side, so that testing many grid points
     does not manufacture violations (at R = 50 and 16 points exactly on the bound, the uncorrected
     rule said violated 40% of the time). Anything else is inconclusive.
+
+    ``trivial``: a bound that needs no theorem (the starting error, the diameter of the domain); a
+    holding bound at or beyond it everywhere is ``vacuous`` whatever its ratio.
     """
     bound, side = _bound_values(bound, values, side)
     Y = np.asarray(Y, dtype=float)
@@ -321,6 +425,7 @@ def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = N
     held = [interval_verdict(l, h, t, side) == Verdict.HOLDS for l, h, t in zip(lo, hi, b)]
     broken = [interval_verdict(l, h, t, side) == Verdict.VIOLATED for l, h, t in zip(lo_v, hi_v, b)]
     v = Verdict.VIOLATED if any(broken) else (Verdict.HOLDS if all(held) else Verdict.INCONCLUSIVE)
+    _threshold_strength("bound", v, mean, lo, hi, lo_v, hi_v, b, side, trivial)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = mean / b
     return v, {
@@ -347,7 +452,16 @@ def identity_verdict(observed, expected, rtol: float, atol=0.0) -> tuple[Verdict
     ok = bool(np.all(err <= atol + rtol * np.abs(e)))
     with np.errstate(divide="ignore", invalid="ignore"):  # expected 0: relative error is 0 or inf
         rel = np.where(err == 0, 0.0, err / np.abs(e))
-    return (Verdict.HOLDS if ok else Verdict.VIOLATED), {
+    v = Verdict.HOLDS if ok else Verdict.VIOLATED
+    if np.max(rtol) > 0:
+        rt = float(np.max(rtol))
+        _tolerance_strength("identity", v, "relative_error", float(rel.max()), rt,
+                            f"max relative error {rel.max():.3g} against the tolerance {rt:.3g}")
+    else:
+        tol = float(np.max(atol))
+        _tolerance_strength("identity", v, "absolute_error", float(err.max()), tol,
+                            f"max absolute error {err.max():.3g} against the tolerance {tol:.3g}")
+    return v, {
         "max_abs_error": float(err.max()),
         "max_rel_error": float(rel.max()),
         "rtol": rtol,
@@ -373,7 +487,8 @@ def mc_identity_verdict(estimate, se, expected, z: float, resolution=None) -> tu
     (default |expected|, i.e. the interval cannot even tell the value from 0) the verdict is
     inconclusive unless the estimate is already outside the interval (violated).
     """
-    v, info = identity_verdict(estimate, expected, rtol=0.0, atol=z * np.asarray(se, dtype=float))
+    with aside():  # recorded below in standard errors
+        v, info = identity_verdict(estimate, expected, rtol=0.0, atol=z * np.asarray(se, dtype=float))
     est, exp_, se = (np.asarray(x, dtype=float) for x in (estimate, expected, se))
     with np.errstate(divide="ignore", invalid="ignore"):
         info.update({"z": z, "max_abs_z": float(np.nanmax(np.abs(est - exp_) / np.maximum(se, np.finfo(float).tiny)))})
@@ -381,6 +496,13 @@ def mc_identity_verdict(estimate, se, expected, z: float, resolution=None) -> tu
     if v == Verdict.HOLDS and np.any(z * se > res):
         v = Verdict.INCONCLUSIVE
         info["reason"] = "z * SE exceeds the resolution: the Monte Carlo test has no power"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.broadcast_to(z * se, np.broadcast(est, exp_, se).shape)
+        rel = float(np.nanmax(np.where(exp_ != 0, half / np.abs(np.where(exp_ != 0, exp_, 1.0)), half)))
+    record(Strength("monte_carlo_identity", v.value, "z", info["max_abs_z"], None, rel,
+                    f"a relative change of the expected value beyond {rel:.3g} (z = {z:.3g} standard errors) "
+                    "would be detected", f"max |estimate - expected| = {info['max_abs_z']:.3g} standard errors "
+                    f"against {z:.3g}", "tight" if v == Verdict.HOLDS else None, 1.0))
     return v, info
 
 
@@ -392,6 +514,7 @@ def mc_bound_verdict(estimate, se, bound, z: float, side: Side | None = None, *,
     est, se = np.asarray(estimate, dtype=float), np.asarray(se, dtype=float)
     est, se, b = np.broadcast_arrays(est, se, b)
     verdict = combine(interval_verdict(e - z * s, e + z * s, t, side) for e, s, t in zip(est.ravel(), se.ravel(), b.ravel()))
+    _threshold_strength("monte_carlo_bound", verdict, est, est - z * se, est + z * se, est - z * se, est + z * se, b, side)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # an exact point has SE 0: |z| = inf
         zs = (est - b) / np.maximum(se, np.finfo(float).tiny)
     return verdict, {"z": z, "side": side, "worst_z": float(np.nanmax(zs) if side == "upper" else np.nanmin(zs)),
@@ -408,6 +531,7 @@ def deterministic_verdict(values, bounds, side: Side | None = None, rtol: float 
     raw = np.broadcast_to(b_raw, v.shape)
     b = raw + (rtol if side == "upper" else -rtol) * np.abs(raw)
     verdict = combine(interval_verdict(x, x, t, side) for x, t in zip(v.ravel(), b.ravel()))
+    _threshold_strength("exact_bound", verdict, v, v, v, v, v, b, side)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(raw != 0, v / np.where(raw != 0, raw, 1.0), np.nan)
     worst = (float(np.nanmax(ratio) if side == "upper" else np.nanmin(ratio))) if np.any(np.isfinite(ratio)) else None
@@ -419,7 +543,9 @@ def deterministic_verdict(values, bounds, side: Side | None = None, rtol: float 
 def exact_zero_verdict(value: float, atol: float = 0.0) -> tuple[Verdict, dict]:
     """'value = 0' for an exact quantity (a count of mismatches, a rounding residual): holds when |value| <= atol."""
     x = abs(float(value))
-    return interval_verdict(x, x, atol, "upper"), {"value": float(value), "atol": atol}
+    v = interval_verdict(x, x, atol, "upper")
+    _tolerance_strength("exact_zero", v, "absolute_error", x, atol, f"|value| = {x:.3g} against {atol:.3g}")
+    return v, {"value": float(value), "atol": atol}
 
 
 
@@ -445,7 +571,9 @@ def geometric_rate_verdict(steps, errors, limit: float, side: Side = "upper", *,
     one exact curve, whose rate is known exactly)."""
     f = slope_fit(steps, errors, log_x=False, level=level, n_boot=n_boot, rng=rng, deterministic=deterministic)
     lo, hi = 10 ** f.lo, 10 ** f.hi
-    return interval_verdict(lo, hi, limit, side), {"rate": 10 ** f.slope, "rate_ci": [lo, hi], "slope_log10": f.slope,
+    v = interval_verdict(lo, hi, limit, side)
+    _threshold_strength("geometric_rate", v, 10 ** f.slope, lo, hi, lo, hi, limit, side)
+    return v, {"rate": 10 ** f.slope, "rate_ci": [lo, hi], "slope_log10": f.slope,
                                                    "limit": limit, "side": side, "level": level}
 
 
@@ -454,7 +582,9 @@ def proportion_verdict(k: int, n: int, threshold: float, side: Side = "lower",
     """'success rate >= threshold' (side lower; upper: <=) from k successes in n independent trials,
     with the exact Clopper-Pearson interval."""
     p, lo, hi = proportion_ci(k, n, level)
-    return interval_verdict(lo, hi, threshold, side), {"rate": p, "ci": [lo, hi], "k": int(k), "n": int(n),
+    v = interval_verdict(lo, hi, threshold, side)
+    _threshold_strength("proportion", v, p, lo, hi, lo, hi, threshold, side)
+    return v, {"rate": p, "ci": [lo, hi], "k": int(k), "n": int(n),
                                                        "threshold": threshold, "side": side, "level": level}
 
 
@@ -468,6 +598,7 @@ def bracket_verdict(lower, upper, bound, side: Side = "upper") -> tuple[Verdict,
     if np.any(lo > hi):
         raise ValueError("bracket_verdict: every lower end must be <= its upper end")
     parts = [interval_verdict(l, h, t, side) for l, h, t in zip(lo.ravel(), hi.ravel(), b.ravel())]
+    _threshold_strength("certified_bracket", combine(parts), hi if side == "upper" else lo, lo, hi, lo, hi, b, side)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(b != 0, (hi if side == "upper" else lo) / np.where(b != 0, b, 1.0), np.nan)
     return combine(parts), {"side": side, "count": int(lo.size),
@@ -491,7 +622,9 @@ def ratio_of_means_verdict(numerator, denominator, threshold: float, side: Side 
     g = _rng(rng)
     boot = _bootstrap_means(x[:, None], n_boot, g)[:, 0] / _bootstrap_means(y[:, None], n_boot, g)[:, 0]
     lo, hi = _expanded_interval(ratio, boot, level, R)
-    return interval_verdict(float(lo), float(hi), threshold, side), {
+    v = interval_verdict(float(lo), float(hi), threshold, side)
+    _threshold_strength("ratio_of_means", v, ratio, lo, hi, lo, hi, threshold, side)
+    return v, {
         "ratio": ratio, "ratio_ci": [float(lo), float(hi)], "threshold": threshold, "side": side, "level": level}
 
 
@@ -510,6 +643,9 @@ def paired_comparison_verdict(a, b, *, alpha: float = 0.05) -> tuple[Verdict, di
     p_less = float(stats.wilcoxon(diff, alternative="less").pvalue)
     p_greater = float(stats.wilcoxon(diff, alternative="greater").pvalue)
     v = Verdict.HOLDS if p_less < alpha else (Verdict.VIOLATED if p_greater < alpha else Verdict.INCONCLUSIVE)
+    record(Strength("paired_comparison", v.value, "p_value", p_less, None, alpha,
+                    f"a difference significant at level {alpha:g} (one-sided Wilcoxon) is detected",
+                    f"one-sided p-value {p_less:.3g} (opposite side {p_greater:.3g})", None, 1.0))
     return v, {**info, "p_less": p_less, "p_greater": p_greater}
 
 
@@ -528,7 +664,9 @@ def rank_trend_verdict(x, Y, min_rho: float, *, level: float = DEFAULT_LEVEL, n_
     den = np.sqrt((rm**2).sum(1) * (rx**2).sum())
     boot = np.where(den > 0, rm @ rx / np.where(den > 0, den, 1.0), 0.0)
     lo, hi = _quantiles(boot, level)
-    return interval_verdict(float(lo), float(hi), min_rho, "lower"), {
+    v = interval_verdict(float(lo), float(hi), min_rho, "lower")
+    _threshold_strength("rank_trend", v, rho, lo, hi, lo, hi, min_rho, "lower")
+    return v, {
         "rho": rho, "rho_ci": [float(lo), float(hi)], "min_rho": min_rho, "level": level}
 
 
@@ -565,6 +703,8 @@ def held_out_constant_verdict(cal_lo, cal_hi, cal_bound, test_lo, test_hi, test_
         raise ValueError(f"side: expected upper or lower, got {side!r}")
     if not np.isfinite(C) or C <= 0:
         verdict = Verdict.INCONCLUSIVE  # the calibration could not pin a usable constant down
+    else:
+        _threshold_strength("held_out_constant", verdict, (tl + th) / 2, tl, th, tl, th, C * tg, side)
     return verdict, {"constant": C, "margin": margin, "side": side, "worst_test_ratio_to_constant": worst,
                      "calibration_points": int(cg.size), "held_out_points": int(tg.size)}
 
@@ -582,6 +722,8 @@ def median_verdict(samples, threshold: float, side: Side = "upper", level: float
     ks = [k for k in range(1, n // 2 + 1) if 2.0 * stats.binom.cdf(k - 1, n, 0.5) <= alpha]
     lo, hi = (x[ks[-1] - 1], x[n - ks[-1]]) if ks else (-np.inf, np.inf)
     coverage = 1.0 - 2.0 * stats.binom.cdf(ks[-1] - 1, n, 0.5) if ks else 1.0
-    return interval_verdict(lo, hi, threshold, side), {"median": float(np.median(x)), "ci": [float(lo), float(hi)],
+    v = interval_verdict(lo, hi, threshold, side)
+    _threshold_strength("median", v, np.median(x), lo, hi, lo, hi, threshold, side)
+    return v, {"median": float(np.median(x)), "ci": [float(lo), float(hi)],
                                                        "k": ks[-1] if ks else 0, "coverage": float(coverage), "n": int(n),
                                                        "threshold": threshold, "side": side}

@@ -44,6 +44,7 @@ from verify.engine import Context, environment, library_versions
 from verify.fit import apply_minimum_replicates
 from verify.named import import_submodules
 from verify.result import KINDS, Claim, Finding, Result, Verdict, check_sort_key
+from verify.strength import recording, weakest
 
 ID_PATTERN = re.compile(r"^[a-z]+\d{4}[a-z]?\.[cx]\d{2,3}$")
 ENTRY_POINT_GROUP = "fedverify.checks"
@@ -71,7 +72,8 @@ class CheckSpec:
         """Run the check with ``ctx`` bound to its id; fill ``env`` (versions, wall time, overrides)."""
         c = (ctx or Context()).for_check(self.id)
         t0 = time.perf_counter()
-        res = self.func(c, **overrides)
+        with recording() as atoms:
+            res = self.func(c, **overrides)
         wall = time.perf_counter() - t0
         if not isinstance(res, Result) or res.id != self.id:
             raise RuntimeError(f"check {self.id} must return its Result built by result_for(ctx, ...)")
@@ -83,6 +85,7 @@ class CheckSpec:
             res.verdict = apply_minimum_replicates(res.verdict, used, needed)
             res.explanation += (f" [Run with {used} replicates, fewer than the {needed} this check needs: "
                                 "the verdict is reported as inconclusive.]")
+        fill_strength(res, atoms)
         res.finding = complete_finding(res, c, overrides)
         return res
 
@@ -101,6 +104,19 @@ class CheckSpec:
         return {"fidelity": ctx.fidelity, "replicates": ctx.replicates, "seed": ctx.seed,
                 "device": ctx.torch_device.type, "dtype": str(ctx.dtype).replace("torch.", ""),
                 "code": self.code_hash, "libraries": library_versions()}
+
+
+def fill_strength(res: Result, atoms: list) -> None:
+    """The Result's margin, power and tightness from the weakest verdict atom the check called
+    (verify/strength.py), unless the check set them itself. Tightness belongs to a verdict that holds."""
+    w = weakest(atoms, res.verdict.value)
+    if w is not None:
+        res.margin = res.margin or w.margin_dict()
+        res.power = res.power or w.power_dict()
+        if res.verdict == Verdict.HOLDS and not res.tightness:
+            res.tightness = w.tightness or ""
+    if res.verdict != Verdict.HOLDS:
+        res.tightness = ""
 
 
 def reproduce_command(check_id: str, ctx: Context, overrides: dict | None = None) -> str:
