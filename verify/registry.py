@@ -56,8 +56,10 @@ CORE_PACKAGES = ("analytic", "verify", "counterexamples")
 class CheckSpec:
     """A registered check. Calling it runs the check (see the module docstring)."""
 
-    def __init__(self, id: str, title: str, kind: str, expected: Verdict, func: Callable[..., Result]) -> None:
+    def __init__(self, id: str, title: str, kind: str, expected: Verdict, func: Callable[..., Result],
+                 no_control: str = "") -> None:
         self.id, self.title, self.kind, self.expected, self.func = id, title, kind, expected, func
+        self.no_control = no_control or CONTROL_NOT_APPLICABLE.get(kind, "")
         self.module = func.__module__
         functools.update_wrapper(self, func)
 
@@ -166,8 +168,23 @@ _REGISTRY: dict[str, CheckSpec] = {}
 _PAPERS: dict[str, Paper] = {}
 
 
-def check(id: str, title: str, kind: str, expected: str | Verdict):
-    """Decorator registering ``func(ctx, **settings) -> Result`` under ``id`` and returning its CheckSpec."""
+#: Kinds whose claim is not a property an algorithm could lack, so no control run applies (a rate or
+#: bound check states its control in the Result or its reason in ``@check(..., no_control=...)``).
+CONTROL_NOT_APPLICABLE = {
+    "identity": "an identity of the paper's formulas: no algorithm whose property could be absent",
+    "assumption": "a constant of the problem, not a property of an algorithm",
+    "privacy": "an accountant's arithmetic, cross-checked against an independent accountant",
+    "erratum": "the printed statement fails: a failing claim needs no control",
+    "counterexample": "the repaired algorithm on the same instance is the control (counterexample_verdict)",
+}
+
+
+def check(id: str, title: str, kind: str, expected: str | Verdict, *, no_control: str = ""):
+    """Decorator registering ``func(ctx, **settings) -> Result`` under ``id`` and returning its CheckSpec.
+
+    ``no_control``: for a rate or bound claim that runs no control (the same harness without the property,
+    which must fail; Result.control), the reason none applies, e.g. "a property of the loss, not of an
+    algorithm". The contract test requires one or the other."""
     if not ID_PATTERN.match(id):
         raise ValueError(f"check id {id!r} does not follow the id rule ('paper2023.c09'; see verify/registry.py)")
     if kind not in KINDS:
@@ -177,7 +194,7 @@ def check(id: str, title: str, kind: str, expected: str | Verdict):
         old = _REGISTRY.get(id)
         if old is not None and (old.func.__module__, old.func.__qualname__) != (func.__module__, func.__qualname__):
             raise ValueError(f"check id {id} registered twice ({old.module} and {func.__module__})")
-        spec = CheckSpec(id, title, kind, Verdict(expected), func)
+        spec = CheckSpec(id, title, kind, Verdict(expected), func, no_control)
         _REGISTRY[id] = spec
         return spec
 

@@ -107,6 +107,30 @@ def assert_verdict(check, expected, seeds=(0,), fidelity: str = "quick", **overr
     return out
 
 
+def planted_at_power(check, result: Result) -> dict:
+    """Keyword overrides that plant a wrong theory just past the power ``result`` reports: every Bound-valued
+    keyword of the check scaled by ``power.plant["scale"]``, or multiplied by ``param**exponent_shift``
+    (verify/strength.py). Empty when the Result reports no plant or the check takes no Bound keyword."""
+    import inspect
+
+    import sympy as sp
+
+    from analytic.bounds import Bound
+
+    plant = (result.power or {}).get("plant") or {}
+    spec = _spec(check)
+    bounds = {k: p.default for k, p in inspect.signature(spec.func).parameters.items() if isinstance(p.default, Bound)}
+    out = {}
+    for name, b in bounds.items():
+        if "scale" in plant:
+            out[name] = b.scaled(plant["scale"], name=f"{b.name} x {plant['scale']:.3g}")
+        elif "exponent_shift" in plant and plant["param"] in {str(s) for s in b.expr.free_symbols}:
+            x, e = b.symbol(plant["param"]), sp.Float(plant["exponent_shift"])
+            out[name] = Bound(f"{b.name} x {plant['param']}^{plant['exponent_shift']:+.3g}", b.expr * x**e, b.kind,
+                              b.statement, b.source, b.hidden_constant, b.typst)
+    return out
+
+
 def _numbers(r: Result) -> str:
     """The measured and fitted numbers of a Result, as canonical JSON (NaN compares equal to NaN)."""
     d = r.to_dict()
