@@ -20,7 +20,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from analytic.errors import InputError
-from verify.cli_args import OneLineParser, fail, int_type, output_file, readable_dir, writable_dir
+from verify.cli_args import (OneLineParser, add_json_option, fail, int_type, output_file, readable_dir, write_json,
+                             writable_dir)
 from verify.engine import DEVICES, FIDELITIES, Context
 
 PROG = "fedverify"
@@ -53,7 +54,8 @@ def build_parser(plugins: dict | None = None) -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="list the registered checks")
     ls.add_argument("--paper", help="only this paper's checks (e.g. werner2023)")
-    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ls.add_argument("--results", metavar="DIR", help="also show each check's stored verdict and tightness from DIR")
+    add_json_option(ls, "the list")
 
     run = sub.add_parser("run", help="run checks and store their Results")
     run.add_argument("ids", nargs="*", metavar="ID", help="check ids, e.g. werner2023.c09")
@@ -66,7 +68,7 @@ def build_parser(plugins: dict | None = None) -> argparse.ArgumentParser:
     run.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                      help="float64 (default); float32 is allowed on CUDA only")
     run.add_argument("--results", default="results", help="results directory (default ./results)")
-    run.add_argument("--json", metavar="FILE", help="also write the Results of this run as a JSON array")
+    add_json_option(run, "the Results of this run (an array)")
     run.add_argument("--strict", action="store_true", help="exit 1 when any verdict differs from its expected verdict")
     run.add_argument("--force", action="store_true", help="rerun checks already stored with the same settings")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -74,7 +76,7 @@ def build_parser(plugins: dict | None = None) -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show one stored Result")
     show.add_argument("id", metavar="ID")
     show.add_argument("--results", default="results")
-    show.add_argument("--json", action="store_true", help="print the stored JSON")
+    add_json_option(show, "the stored Result")
 
     for mod in (command_modules() if plugins is None else plugins).values():
         mod.add_parser(sub)
@@ -92,26 +94,44 @@ def _warn_plugin_errors() -> None:
 def cmd_list(args) -> int:
     from verify.registry import select
 
+    if args.json not in (None, "-"):
+        output_file(args.json, "--json")
+    stored = _stored_strength(args.results) if args.results is not None else {}
     specs = select(paper=args.paper, all_=args.paper is None)
     _warn_plugin_errors()
     if args.json:
-        print(json.dumps([{"id": s.id, "title": s.title, "kind": s.kind, "expected": s.expected.value} for s in specs], indent=1))
+        write_json(args.json, [{"id": s.id, "title": s.title, "kind": s.kind, "expected": s.expected.value,
+                                **stored.get(s.id, {})} for s in specs])
         return 0
     width = max((len(s.id) for s in specs), default=10)
     for s in specs:
-        print(f"{s.id:<{width}}  {s.kind:<14} expects {s.expected.value:<14} {s.title}")
-    print(f"{len(specs)} checks")
+        got = stored.get(s.id)
+        state = (f"{got['verdict']:<13} {got['tightness'] or '':<8} " if got else f"{'-':<13} {'':<8} ") if stored else ""
+        print(f"{s.id:<{width}}  {s.kind:<14} expects {s.expected.value:<14} {state}{s.title}")
+    print(f"{len(specs)} checks" + (f", {len(stored)} with stored Results in {args.results}/" if stored else ""))
     return 0
+
+
+def _stored_strength(results: str) -> dict:
+    """id -> the stored verdict, tightness, margin and power of every Result in ``results``."""
+    from verify.store import ResultStore, UnreadableResult
+
+    readable_dir(results, "--results")
+    out = {}
+    store = ResultStore(results)
+    for cid in store.ids():
+        try:
+            r = store.load(cid)
+        except UnreadableResult:
+            continue
+        out[cid] = {"verdict": r.verdict.value, "tightness": r.tightness,
+                    "margin": r.margin.get("text", ""), "power": r.power.get("text", "")}
+    return out
 
 
 # -- run ------------------------------------------------------------------------------------
 def _write_json(path: str | None, results) -> None:
-    if path:
-        try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(json.dumps([r.to_dict() for r in results], indent=1, allow_nan=True))
-        except OSError as exc:  # checked up front; this is the path changing under the run
-            raise InputError("--json", f"cannot write {path} ({exc.strerror or exc})") from None
+    write_json(path, [r.to_dict() for r in results])
 
 
 def _out_of_memory(exc: BaseException) -> bool:
@@ -140,7 +160,7 @@ def cmd_run(args) -> int:
     from verify.store import ResultStore, UnreadableResult
 
     writable_dir(args.results, "--results")  # paths first: a bad one must not cost a long run its results
-    if args.json is not None:
+    if args.json not in (None, "-"):
         output_file(args.json, "--json")
     if not args.ids and args.paper is None and not args.all:
         raise InputError("ID", "name check ids, --paper KEY or --all (see 'fedverify list')")
@@ -157,7 +177,7 @@ def cmd_run(args) -> int:
         from tqdm import tqdm
 
         bar = tqdm(total=len(specs), unit="check", file=sys.stderr, dynamic_ncols=True, leave=False)
-    say = (bar.write if bar else print)
+    say = (bar.write if bar else print) if args.json != "-" else (lambda line: print(line, file=sys.stderr))
     t_start = time.perf_counter()
     try:
         for spec in specs:
@@ -191,7 +211,8 @@ def cmd_run(args) -> int:
                     continue
                 store.save(res, check_config)
                 mark = "✓" if res.as_expected else "✗"
-                say(f"  {mark} {spec.id:<18} {res.verdict.value:<14} expected {res.expected.value:<14} {res.env.get('wall_time_s', 0):6.2f}s")
+                say(f"  {mark} {spec.id:<18} {res.verdict.value:<14} {res.tightness or '':<8} expected "
+                    f"{res.expected.value:<14} {res.env.get('wall_time_s', 0):6.2f}s")
             results.append(res)
             if bar:
                 bar.update(1)
@@ -206,7 +227,8 @@ def cmd_run(args) -> int:
     _write_json(args.json, results)
     mismatched = [r.id for r in results if not r.as_expected]
     print(f"{len(results)} results in {store.root}/ ({time.perf_counter() - t_start:.1f}s); "
-          f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""))
+          f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""),
+          file=sys.stderr if args.json == "-" else sys.stdout)
     if failed:
         return 1
     if too_big:
@@ -245,10 +267,18 @@ def cmd_show(args) -> int:
         raise InputError("ID", f"no stored result for {args.id} in {store.root}/; run 'fedverify run {args.id}' first")
     r = store.load(args.id)  # an unreadable file: one line naming it (UnreadableResult), exit 2
     if args.json:
-        print(store.json_path(args.id).read_text())
+        if args.json != "-":
+            output_file(args.json, "--json")
+        write_json(args.json, r.to_dict())
         return 0
     mark = "as expected" if r.as_expected else "NOT as expected"
-    print(f"{r.id}  {r.title}\n  kind {r.kind}; verdict {r.verdict.value} (expected {r.expected.value}: {mark})")
+    qual = f", {r.tightness}" if r.tightness else ""
+    print(f"{r.id}  {r.title}\n  kind {r.kind}; verdict {r.verdict.value}{qual} (expected {r.expected.value}: {mark})")
+    if r.margin:
+        print(f"  margin: {r.margin.get('text', '')}\n  power: {r.power.get('text', '')}")
+    if r.control:
+        print(f"  control: {r.control.get('what', '')}: {r.control.get('verdict', '')} (must fail)"
+              + (f"; {r.control['detail']}" if r.control.get("detail") else ""))
     print(f"  claim: {r.claim.text}\n  source: {r.claim.source}")
     for section in ("fit", "observed", "predicted"):
         d = getattr(r, section)
@@ -292,7 +322,18 @@ def _pop_imports(argv: list[str]) -> tuple[list[str], list[str]]:
     return rest, mods
 
 
+def _quiet_broken_pipe() -> None:
+    """``fedverify list --json | head``: a reader that stops early ends the command quietly, as for any
+    Unix filter (the default SIGPIPE action), instead of a BrokenPipeError traceback."""
+    import signal
+
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
 def main(argv=None) -> int:
+    if argv is None:  # the console script, not a call from Python (tests keep their own signal handling)
+        _quiet_broken_pipe()
     argv, imports = _pop_imports(list(sys.argv[1:] if argv is None else argv))
     plugins = command_modules()
     args = build_parser(plugins).parse_args(argv)

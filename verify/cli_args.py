@@ -10,6 +10,7 @@ The library raises :class:`analytic.errors.InputError` naming its *Python* param
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -188,3 +189,26 @@ def number_type(param: str, minimum: float | None = None, *, strict: bool = Fals
         return value
 
     return parse
+
+
+def add_json_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--json [FILE]``, the same in every subcommand: FILE, or ``-`` (also a bare ``--json``) for
+    standard output, where the JSON is then the only thing printed."""
+    parser.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                        help=f"write {what} as JSON to FILE ('-' or no FILE: standard output, nothing else printed)")
+
+
+def write_json(dest: str | None, doc) -> None:
+    """Write ``doc`` as JSON where ``--json`` says (nothing when it was not given)."""
+    if not dest:
+        return
+    text = json.dumps(doc, indent=1, allow_nan=True)
+    if dest == "-":
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        return
+    try:
+        Path(dest).parent.mkdir(parents=True, exist_ok=True)
+        Path(dest).write_text(text)
+    except OSError as exc:  # checked up front by output_file; this is the path changing under the run
+        raise InputError("--json", f"cannot write {dest} ({exc.strerror or exc})") from None

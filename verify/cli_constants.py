@@ -11,13 +11,12 @@ problem's parser; bad input raises :class:`analytic.errors.InputError` (one line
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from analytic.constants import Constant
 from analytic.errors import InputError
+from verify.cli_args import add_json_option
 from verify.named import import_submodules
 
 
@@ -64,7 +63,7 @@ def add_parser(subparsers):
     for prob in load_problems().values():
         q = sub.add_parser(prob.name, help=prob.help, description=prob.help)
         prob.add_arguments(q)
-        q.add_argument("--json", metavar="FILE", help="also write the constants to FILE as JSON")
+        add_json_option(q, "the constants")
     return p
 
 
@@ -81,9 +80,9 @@ def format_constants(problem: str, constants: list[Constant]) -> str:
 
 
 def run(args) -> int:
-    from verify.cli_args import output_file
+    from verify.cli_args import output_file, write_json
 
-    if args.json is not None:
+    if args.json not in (None, "-"):
         output_file(args.json, "--json", create_parents=False)
     prob = PROBLEMS[args.problem]
     if prob.size is not None:
@@ -102,12 +101,8 @@ def run(args) -> int:
                  and a not in ("seed", "f")]
         raise InputError(", ".join(f"--{a.replace('_', '-')}" for a in given) or "PROBLEM",
                          f"too large for this machine ({_allocation(exc)}); choose smaller sizes") from None
-    print(format_constants(prob.name, constants))
-    if args.json:
-        doc = {"problem": prob.name, "constants": {c.name: c.as_dict() for c in constants}}
-        try:
-            Path(args.json).write_text(json.dumps(doc, indent=1))
-        except OSError as exc:
-            raise InputError("--json", f"cannot write {args.json!r} ({exc.strerror})") from None
+    if args.json != "-":
+        print(format_constants(prob.name, constants))
+    write_json(args.json, {"problem": prob.name, "constants": {c.name: c.as_dict() for c in constants}})
     return 0
 

@@ -8,18 +8,17 @@ Two modes:
 * **calibrate** -- given ``--target-epsilon`` instead of the noise, print the least noise (for the
   shape ``--noise-ratio`` = sigma_cor/sigma_ind) under each conversion and Theorem 4.1's minimum.
 
-``--json FILE`` writes the same fields. Bad input prints one line naming the parameter and exits 2.
+``--json FILE`` writes the same fields (``--json -``: to standard output, instead of the table). Bad input prints one line naming the parameter and exits 2.
 The math is analytic/privacy.py; this module only parses, formats and writes.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
 from analytic import privacy as P
 from analytic.errors import InputError
-from verify.cli_args import output_file, parse_int, parse_number
+from verify.cli_args import add_json_option, output_file, parse_int, parse_number, write_json
 
 PROG = "fedverify privacy"
 #: the flag of each accountant parameter whose name differs from it (the rest: --name-with-dashes)
@@ -57,7 +56,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                                          "cdp; 'inf' means sigma_ind = 0)")
     p.add_argument("--orders", default="opacus", help="order grid of the grid conversion: opacus (default) or "
                                                       "dp-accounting")
-    p.add_argument("--json", metavar="FILE", help="also write the numbers to FILE as JSON")
+    add_json_option(p, "the numbers")
 
 
 # -- parsing of values -------------------------------------------------------------------------------
@@ -222,15 +221,11 @@ def _json_safe(x):
 
 def run(args) -> int:
     """Run the subcommand; bad input raises InputError (the command line prints one line, exit 2)."""
-    if args.json is not None:
+    if args.json not in (None, "-"):
         output_file(args.json, "--json", create_parents=False)
     inp = _inputs(args)
     rep = calibrate_report(args, inp) if args.target_epsilon is not None else account_report(args, inp)
-    print(format_calibrate(rep) if rep["mode"] == "calibrate" else format_account(rep))
-    if args.json:
-        try:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                json.dump(_json_safe(rep), fh, indent=2)
-        except OSError as exc:
-            raise InputError("--json", f"cannot write {args.json!r} ({exc.strerror})") from None
+    if args.json != "-":
+        print(format_calibrate(rep) if rep["mode"] == "calibrate" else format_account(rep))
+    write_json(args.json, _json_safe(rep))
     return 0

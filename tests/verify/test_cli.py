@@ -134,3 +134,40 @@ def test_internal_config_error_is_a_toolkit_failure(capsys, tmp_path, planted_ch
         assert json.loads((tmp_path / "a.json").read_text())[0]["id"] == "zz0000.c01"
     finally:
         _REGISTRY.pop("zz0000.c04")
+
+
+def test_json_means_the_same_in_every_subcommand(capsys, tmp_path):
+    """--json FILE writes FILE; --json - (or a bare --json) prints the JSON and nothing else on stdout."""
+    res = str(tmp_path / "res")
+    code, out, _ = run(capsys, "run", "werner2023.c01", "--results", res, "--quiet", "--json", "-")
+    assert code == 0 and json.loads(out)[0]["id"] == "werner2023.c01"
+    code, out, _ = run(capsys, "show", "werner2023.c01", "--results", res, "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "reproduced"
+    code, out, _ = run(capsys, "list", "--paper", "werner2023", "--results", res, "--json", "-")
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert rows["werner2023.c01"]["verdict"] == "reproduced" and "verdict" not in rows["werner2023.c09"]
+    acct = ["--mechanism", "cdp", "--n", "10", "--f", "3", "--q", "1", "--sigma-ind", "1", "--clip", "1", "--steps", "100",
+            "--delta", "1e-5"]
+    code, out, _ = run(capsys, "privacy", *acct, "--json", "-")
+    assert code == 0 and "epsilon" in json.dumps(json.loads(out))
+    target = tmp_path / "p.json"
+    code, out, _ = run(capsys, "privacy", *acct, "--json", str(target))
+    assert code == 0 and json.loads(target.read_text()) and "epsilon" in out.lower()
+
+
+def test_show_and_list_state_how_hard_a_holds_was_tested(capsys, tmp_path):
+    res = str(tmp_path / "res")
+    run(capsys, "run", "werner2023.c17", "--results", res, "--quiet")
+    code, out, _ = run(capsys, "show", "werner2023.c17", "--results", res)
+    assert "verdict holds, loose" in out and "margin: worst observed/bound" in out and "power: a bound" in out
+    code, out, _ = run(capsys, "list", "--paper", "werner2023", "--results", res)
+    assert any(line.startswith("werner2023.c17") and "holds" in line and "loose" in line for line in out.splitlines())
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    import subprocess
+    import sys
+
+    p = subprocess.run(f"{sys.executable} -m verify.cli list --json | head -c 20", shell=True, capture_output=True,
+                       text=True, timeout=120)
+    assert p.stdout.startswith("[") and "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr
