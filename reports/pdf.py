@@ -104,8 +104,33 @@ HOW_TO_READ = (
     "a statement the paper gets wrong and therefore expects _violated_, so a violated erratum "
     "is a confirmation, not a failure. The column _as expected_ says whether verdict and expected "
     "agree; a ✗ marks either a toolkit bug or a genuine surprise, and is worth reading first. "
+    "A _holds_ also says how hard it was tested: _tight_ (the bound is attained within 2×, or a "
+    "rate is matched from both sides), _loose_ (within 2× to 100×) or _vacuous_ (beyond 100×, or "
+    "beyond a bound that needs no theorem); each check states its margin (how far the measurement "
+    "sat from the theory) and its power (the smallest change of the theory the run would have "
+    "called violated), and a claim about an algorithm's property names the control that had to fail. "
     "Shaded bands in the figures are spreads over replicates, as each legend states."
 )
+
+TIGHTNESS = ("tight", "loose", "vacuous")
+
+
+def strength_sentence(r: Result) -> str:
+    """One sentence on how far a holding claim is from being attained, from its margin."""
+    m = r.margin or {}
+    v = m.get("value")
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return ""
+    if m.get("measure") == "ratio" and v > 0:
+        return (f"the bound exceeds the observed value by a factor {1 / v:.3g}" if v < 1 else
+                f"the observed value exceeds the lower bound by a factor {v:.3g}")
+    if m.get("measure") == "exponent":
+        return f"the observed exponent differs from the stated one by {v:+.2f}"
+    return one_line(m.get("text", ""), 160)
+
+
+def _verdict_cell(r: Result) -> str:
+    return verdict_badge(r.verdict) + (f" #note[{escape(r.tightness)}]" if r.tightness else "")
 
 
 # --------------------------------------------------------------------------------------------
@@ -324,7 +349,7 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
     meta = [
         f"paper #strong[{escape(r.paper)}]",
         f"kind #strong[{escape(r.kind)}]",
-        f"verdict {verdict_badge(r.verdict)}",
+        f"verdict {_verdict_cell(r)}",
         f"expected #strong[{escape(_verdict_str(r.expected))}]",
         f"{check_mark(r.as_expected)} {'as expected' if r.as_expected else 'not as expected'}",
     ]
@@ -384,12 +409,32 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
         else:
             out.append(cols[0])
 
+    strength = _strength_rows(r)
+    if strength:
+        out.append("#part[How hard it was tested]")
+        out.append(_kv_table(strength, fill=False))
+
     out.append("#part[Verdict]")
     expl = escape(r.explanation) if r.explanation else "#note[no explanation recorded]"
     out.append(f"{verdict_badge(r.verdict)} #h(0.4em) {expl}")
     if r.finding:
         out.append("#v(0.4em)\n#finding[" + _finding_markup(r.finding) + "]")
     return "\n\n".join(out)
+
+
+def _strength_rows(r: Result) -> list[tuple[str, str]]:
+    """Rows (plain text; _kv_table escapes) saying how hard the verdict was tested."""
+    rows = []
+    if r.tightness:
+        rows.append(("tightness", r.tightness + (": " + strength_sentence(r) if strength_sentence(r) else "")))
+    if r.margin.get("text"):
+        rows.append(("margin", r.margin["text"]))
+    if r.power.get("text"):
+        rows.append(("power", r.power["text"]))
+    if r.control:
+        rows.append(("control (must fail)", f"{r.control.get('what', '')}: {r.control.get('verdict', '')}"
+                     + (f". {r.control['detail']}" if r.control.get("detail") else "")))
+    return rows
 
 
 _FINDING_LABEL = {"erratum": "Erratum", "remark": "Remark (not an erratum)",
@@ -426,7 +471,7 @@ def _front_table(results: list[Result]) -> str:
             f"#link(<{_label(i)}>)[{escape(one_line(r.id, 40))}]",
             escape(one_line(r.title, 160)),
             escape(one_line(r.kind, 16)),
-            verdict_badge(r.verdict),
+            _verdict_cell(r),
             escape(_verdict_str(r.expected)),
             check_mark(r.as_expected),
             escape(fmt_duration(_wall(r))),
@@ -445,6 +490,7 @@ def _ledger(results: list[Result]) -> str:
         rs = [(i, r) for i, r in enumerate(results) if r.paper == key]
         errata = [(i, r) for i, r in rs if r.finding.kind == "erratum" and r.verdict.value == "violated"]
         others = [(i, r) for i, r in rs if r.finding and (i, r) not in errata]
+        weak = [(i, r) for i, r in rs if r.tightness in ("loose", "vacuous")]
         title = (rs[0][1].paper_info or {}).get("title") or key
         out = [f"= Errata ledger: {escape(one_line(title, 120))}", f"#note[key {escape(key)}]"]
         if not errata and not others:
@@ -459,6 +505,12 @@ def _ledger(results: list[Result]) -> str:
         for i, r in others:
             out.append(f"#block(breakable: true, below: 0.8em)[#link(<{_label(i)}>)[#strong[{escape(r.id)}]] "
                        f"{verdict_badge(r.verdict)} — " + _finding_markup(r.finding) + "]")
+        if weak:
+            out.append(f"#part[Holds, but loose or vacuous ({len(weak)})]")
+            out.append(table(["check", "claim", "tightness", "how far"],
+                             [[f"#link(<{_label(i)}>)[{escape(r.id)}]", escape(one_line(r.claim.source or r.title, 90)),
+                               escape(r.tightness), escape(strength_sentence(r))] for i, r in weak],
+                             columns=["auto", "1fr", "auto", "1fr"], align=["left"] * 4, size="8.5pt"))
         pages.append("\n\n".join(out))
     return "\n\n#pagebreak(weak: true)\n\n".join(pages)
 
@@ -517,13 +569,16 @@ def _papers_table(results: list[Result]) -> str:
         info = rs[0].paper_info or {}
         counts = Counter(_verdict_str(r.verdict) for r in rs)
         walls = [w for w in (_wall(r) for r in rs) if isinstance(w, (int, float)) and not isinstance(w, bool)]
+        tight = Counter(r.tightness for r in rs if r.verdict.value == "holds")
         rows.append([escape(key), escape(one_line(info.get("title", ""), 120)), escape(str(len(rs))),
                      ", ".join(f"{counts[v]} {verdict_badge(v)}" for v in order if counts[v]),
+                     escape(" / ".join(str(tight[t]) for t in TIGHTNESS)),
                      escape(f"{sum(r.as_expected for r in rs)} / {len(rs)}"),
                      escape(fmt_duration(sum(walls)) if walls else "—")])
-    return table(["paper", "title", "checks", "verdicts", "as expected", "wall time"], rows,
-                 columns=["auto", "1.6fr", "auto", "1fr", "auto", "auto"],
-                 align=["left", "left", "right", "left", "right", "right"], size="8.5pt")
+    return table(["paper", "title", "checks", "verdicts", "holds: tight / loose / vacuous", "as expected",
+                  "wall time"], rows,
+                 columns=["auto", "1.6fr", "auto", "1fr", "auto", "auto", "auto"],
+                 align=["left", "left", "right", "left", "center", "right", "right"], size="8.5pt")
 
 
 def _front(results: list[Result], built: str, paper: str | None, results_dir: Path,
@@ -543,8 +598,7 @@ def _front(results: list[Result], built: str, paper: str | None, results_dir: Pa
     ]
     if unreadable:
         out.append(f"#note[{escape(str(len(unreadable)))} result file(s) could not be read; see Environment.]")
-    if len(papers) > 1:
-        out.append(_papers_table(results))
+    out.append(_papers_table(results))  # per paper: verdicts and how many holds are tight / loose / vacuous
     out.append(_front_table(results))
     out.append("#pagebreak(weak: true)\n\n" + _ledger(results))
     return "\n\n".join(out)

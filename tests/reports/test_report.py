@@ -75,7 +75,11 @@ def synthetic_results(n_extra: int = 0) -> list[Result]:
             fit={"slope": -0.9852, "slope_ci": [-1.02, -0.95], "predicted_exponent": -1.0, "tolerance": 0.1,
                  "tight": True, "constant": 2.71828},
             explanation="The fitted slope is within tolerance of -1 and observed/g shows no upward trend.",
-            assumptions=asm, env=env,
+            assumptions=asm, env=env, tightness="vacuous",
+            margin={"atom": "bound", "measure": "ratio", "value": 2.5e-4, "ci": [2e-4, 3e-4],
+                    "text": "worst observed/bound 0.00025 (CI 0.0002 to 0.0003)"},
+            power={"value": 2e-4, "text": "a bound 0.0002x as large would be violated", "plant": {"scale": 1.8e-4}},
+            control={"what": "plain mean in place of the filter", "verdict": "violated", "detail": "diverges"},
             figure={"panels": [_band_panel(T, 1.0), _band_panel(T, 0.5, title="second panel"),
                                _band_panel(T, 1.0, yscale="linear", title="linear")]},
         ),
@@ -228,6 +232,10 @@ def test_report_text_has_ids_verdicts_and_notes(built):
     # nasty text is shown literally, not interpreted
     assert "#set page(width: 1cm)" in flat and "<label> @ref [a] ]" in flat
     assert "varies" in flat  # environment summarises differing devices
+    # how hard each holds was tested: the per-paper count, the ledger's sentence, the check's rows
+    assert "tight / loose / vacuous" in flat and "holds, but loose or vacuous (1)" in flat.lower()
+    assert "the bound exceeds the observed value by a factor 4e+03" in flat
+    assert "a bound 0.0002x as large would be violated" in flat and "plain mean in place of the filter" in flat
 
 
 def test_paper_filter_and_atomic_overwrite(tmp_path, draws):
