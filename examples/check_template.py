@@ -23,6 +23,11 @@ convention and nothing else. The convention (DESIGN.md, "One convention for a ch
    estimate, two or three sentences of explanation, and a figure from ``verify/figspec.py``.
 6. Tests: ``tests/test_check_template.py`` shows the contract every check inherits
    (``verify.testing.CheckContract``) with a planted wrong theory that must be ``violated``.
+7. How hard it was tested: every verdict atom records its margin, power and tightness and the
+   registry keeps the weakest (``verify/strength.py``); the contract plants the theory just past the
+   reported power and requires ``violated``. A claim about an algorithm's property runs a control that
+   must fail (``result_for(..., control={...})`` with ``fit.controlled``); otherwise ``@check`` says
+   why none applies (``no_control=...``).
 """
 from __future__ import annotations
 
@@ -51,7 +56,8 @@ MEAN_ERROR = Bound(
     source="textbook (variance of a mean)", hidden_constant=False, typst="EE norm(macron(x)_n - mu)^2 = d sigma^2 / n")
 
 
-@check("template2025.c01", "The sample mean's squared error is d sigma^2 / n", "rate", "holds")
+@check("template2025.c01", "The sample mean's squared error is d sigma^2 / n", "rate", "holds",
+       no_control="a property of the sample mean's distribution, not of an algorithm that could lack it")
 def c01_sample_mean(ctx: Context, *, theory: Bound = MEAN_ERROR, ns=(4, 16, 64, 256), dim: int = 5,
                     noise: float = 2.0, tol: float = 0.05, band: float = 0.1) -> Result:
     """Error of the mean of n samples, R replicates per n: the log-log slope in n must be the

@@ -131,6 +131,39 @@ def planted_at_power(check, result: Result) -> dict:
     return out
 
 
+STRENGTH_KINDS = ("rate", "bound", "identity")
+_PLANTED: dict[tuple, Result] = {}
+
+
+def assert_says_how_hard_it_was_tested(check, result: Result) -> None:
+    """A rate, bound or identity Result carries its margin and power, and when it holds its tightness; a rate or
+    bound check runs a control that must fail, or its ``@check(no_control=...)`` says why none applies."""
+    spec = _spec(check)
+    if result.kind in STRENGTH_KINDS:
+        assert result.margin.get("text") and result.power.get("text"), f"{spec.id}: no margin or power"
+        if result.verdict == Verdict.HOLDS:
+            assert result.tightness in ("tight", "loose", "vacuous"), f"{spec.id}: holds without a tightness"
+    assert result.control or spec.no_control, f"{spec.id}: neither a control nor the reason none applies"
+    if result.control:
+        assert result.control.get("what") and result.control.get("verdict"), f"{spec.id}: control {result.control}"
+
+
+def assert_power_shown(check, result: Result, fidelity: str = "quick") -> None:
+    """A holding rate or bound, with its theory moved just past the power it reports, must be violated."""
+    spec = _spec(check)
+    if result.kind not in ("rate", "bound") or result.verdict != Verdict.HOLDS:
+        return
+    overrides = planted_at_power(spec, result)
+    assert overrides, f"{spec.id}: reports power {result.power} but has no Bound keyword to plant it in"
+    key = (spec.id, fidelity, result.env.get("seed", 0) or 0, json.dumps(result.power.get("plant"), sort_keys=True))
+    if key not in _PLANTED:  # several contract classes may ask for the same plant: run it once per process
+        _PLANTED[key] = spec(Context(fidelity=fidelity, seed=key[2]), **overrides)
+    planted = _PLANTED[key]
+    assert planted.verdict == Verdict.VIOLATED, (
+        f"{spec.id}: planted at its reported power ({result.power.get('text')}; {sorted(overrides)}) it says "
+        f"{planted.verdict.value}: {planted.explanation}")
+
+
 def _numbers(r: Result) -> str:
     """The measured and fitted numbers of a Result, as canonical JSON (NaN compares equal to NaN)."""
     d = r.to_dict()
@@ -180,6 +213,12 @@ class CheckContract:
         ctx = Context(fidelity=self.fidelity, seed=7, replicates=self.determinism_replicates)
         kw = dict(self.determinism_overrides)
         assert _numbers(spec(ctx, **kw)) == _numbers(spec(ctx, **kw))
+
+    def test_says_how_hard_it_was_tested(self):
+        assert_says_how_hard_it_was_tested(self.check, self._result())
+
+    def test_power_claimed_is_power_shown(self):
+        assert_power_shown(self.check, self._result(), self.fidelity)
 
     def test_planted_wrong_theory(self):
         if self.planted is None:

@@ -17,7 +17,8 @@ register_paper(PAPER)
 
 
 @check("mine2025.c01", "Gradient descent with step 1/L contracts ||x_k - x*||^2 by (1 - mu/L)^2 per step", "bound",
-       "holds")
+       "holds", no_control="a bound with explicit constants on one method's iterates: no weaker method is compared; "
+                           "the theory planted just past the reported power is its falsifier")
 def c01_gd_contraction(ctx: Context, *, theory: Bound = THEOREM_1, mu: float = 1.0, L: float = 10.0, d: int = 8,
                        steps: int = 30) -> Result:
     """R random quadratics f(x) = 1/2 (x - x*)^T H (x - x*), spec(H) in [mu, L] with both ends attained;
