@@ -22,7 +22,7 @@ from pathlib import Path
 from analytic.errors import InputError
 from verify.cli_args import (OneLineParser, add_json_option, fail, int_type, output_file, readable_dir, write_json,
                              writable_dir)
-from verify.engine import DEVICES, FIDELITIES, Context
+from verify.choices import DEVICES, FIDELITIES
 
 PROG = "fedverify"
 COMMANDS_GROUP = "fedverify.commands"
@@ -31,7 +31,11 @@ FLAGS: dict[str, str] = {}
 
 
 def command_modules() -> dict:
-    """Subcommand modules registered under the entry-point group ``fedverify.commands``."""
+    """Subcommand modules registered under the entry-point group ``fedverify.commands``.
+
+    A module's top level must import little (``fedverify --help`` imports them all): heavy imports go
+    inside ``run``; a module whose ``add_parser`` itself is costly also sets ``HELP``, its one-line help, and
+    its parser is built only when its subcommand is the one given (:func:`build_parser`)."""
     mods = {}
     for ep in entry_points(group=COMMANDS_GROUP):
         try:
@@ -41,7 +45,14 @@ def command_modules() -> dict:
     return dict(sorted(mods.items()))
 
 
-def build_parser(plugins: dict | None = None) -> argparse.ArgumentParser:
+def _given_command(argv: list[str], names) -> str | None:
+    """The subcommand named on the line (the first word that is one), or None (e.g. ``fedverify --help``)."""
+    return next((a for a in argv if a in names), None)
+
+
+def build_parser(plugins: dict | None = None, command: str | None = "") -> argparse.ArgumentParser:
+    """The full parser; with ``command`` given (None: none was), a plugin subcommand other than it that has
+    ``HELP`` gets a parser with its help line only, so building it costs nothing."""
     from verify.provenance import version_line
 
     p = OneLineParser(prog=PROG, description="Check federated-learning theory against experiment.")
@@ -78,8 +89,11 @@ def build_parser(plugins: dict | None = None) -> argparse.ArgumentParser:
     show.add_argument("--results", default="results")
     add_json_option(show, "the stored Result")
 
-    for mod in (command_modules() if plugins is None else plugins).values():
-        mod.add_parser(sub)
+    for name, mod in (command_modules() if plugins is None else plugins).items():
+        if command != "" and command != name and hasattr(mod, "HELP"):
+            sub.add_parser(name, help=mod.HELP)
+        else:
+            mod.add_parser(sub)
     return p
 
 
@@ -91,23 +105,39 @@ def _warn_plugin_errors() -> None:
         print(f"{PROG}: warning: installed check module {module!r} could not be imported ({err})", file=sys.stderr)
 
 
-def cmd_list(args) -> int:
-    from verify.registry import select
+def _catalogue(args, paper: str | None = None) -> list:
+    """The registered checks as :class:`verify.catalog.Entry` rows: read from source (no torch, no Bounds) unless
+    only importing the modules can tell (checks given by --import or FEDVERIFY_CHECKS, a decorator that is not
+    literal); ``paper`` filters, and an unknown paper is bad input."""
+    from verify import catalog
 
+    rows = None if getattr(args, "imported", False) else catalog.entries()
+    if rows is None:
+        from verify.registry import select
+
+        specs = select(paper=paper, all_=paper is None)
+        _warn_plugin_errors()
+        return [catalog.Entry(s.id, s.title, s.kind, s.expected.value, getattr(s, "space", None) is not None)
+                for s in specs]
+    known = sorted({e.paper for e in rows})
+    if paper is not None and paper not in known:
+        raise InputError("paper", f"unknown paper {paper!r}; known: {', '.join(known)}")
+    return [e for e in rows if paper is None or e.paper == paper]
+
+
+def cmd_list(args) -> int:
     if args.json not in (None, "-"):
         output_file(args.json, "--json")
     stored = _stored_strength(args.results) if args.results is not None else {}
-    specs = select(paper=args.paper, all_=args.paper is None)
-    _warn_plugin_errors()
+    specs = _catalogue(args, args.paper)
     if args.json:
-        write_json(args.json, [{"id": s.id, "title": s.title, "kind": s.kind, "expected": s.expected.value,
-                                **stored.get(s.id, {})} for s in specs])
+        write_json(args.json, [{**s.as_dict(), **stored.get(s.id, {})} for s in specs])
         return 0
     width = max((len(s.id) for s in specs), default=10)
     for s in specs:
         got = stored.get(s.id)
         state = (f"{got['verdict']:<13} {got['tightness'] or '':<8} " if got else f"{'-':<13} {'':<8} ") if stored else ""
-        print(f"{s.id:<{width}}  {s.kind:<14} expects {s.expected.value:<14} {state}{s.title}")
+        print(f"{s.id:<{width}}  {s.kind:<14} expects {s.expected:<14} {state}{s.title}")
     print(f"{len(specs)} checks" + (f", {len(stored)} with stored Results in {args.results}/" if stored else ""))
     return 0
 
@@ -156,6 +186,7 @@ def _allocation(exc: BaseException) -> str:
 
 
 def cmd_run(args) -> int:
+    from verify.engine import Context
     from verify.registry import select
     from verify.store import ResultStore, UnreadableResult
 
@@ -256,12 +287,14 @@ def _fmt(v) -> str:
 
 
 def cmd_show(args) -> int:
-    from verify.registry import get
     from verify.result import ERRATUM_FIELDS
     from verify.store import ResultStore
 
     readable_dir(args.results, "--results")
-    get(args.id)  # unknown ids are bad input
+    if args.id not in {e.id for e in _catalogue(args)}:  # unknown ids are bad input
+        from verify.registry import get
+
+        get(args.id)  # the same error, naming any check module that failed to import
     store = ResultStore(args.results)
     if not store.json_path(args.id).exists():
         raise InputError("ID", f"no stored result for {args.id} in {store.root}/; run 'fedverify run {args.id}' first")
@@ -336,14 +369,16 @@ def main(argv=None) -> int:
         _quiet_broken_pipe()
     argv, imports = _pop_imports(list(sys.argv[1:] if argv is None else argv))
     plugins = command_modules()
-    args = build_parser(plugins).parse_args(argv)
+    args = build_parser(plugins, _given_command(argv, {*COMMANDS, *plugins})).parse_args(argv)
+    args.imported = bool(imports)
     module = plugins.get(args.command)
     flags = getattr(module, "FLAGS", FLAGS) if module else FLAGS
     prog = f"{PROG} {args.command}"
     try:
-        from verify.registry import import_modules
+        if imports:
+            from verify.registry import import_modules
 
-        import_modules(imports)
+            import_modules(imports)
         if module is not None:
             return module.run(args)
         return COMMANDS[args.command](args)

@@ -54,11 +54,14 @@ def load_problems() -> dict[str, ConstantsProblem]:
     return dict(sorted(PROBLEMS.items()))
 
 
+#: the subcommand's one-line help, read by ``fedverify --help`` without building the parser (which loads every problem)
+HELP = "the constants of a problem's assumptions (L, mu, A^2, ...), with how each was obtained"
+
+
 def add_parser(subparsers):
     from verify.cli_args import OneLineParser
 
-    p = subparsers.add_parser("constants", help="the constants of a problem's assumptions (L, mu, A^2, ...), "
-                                                "with how each was obtained")
+    p = subparsers.add_parser("constants", help=HELP)
     sub = p.add_subparsers(dest="problem", required=True, metavar="PROBLEM", parser_class=OneLineParser)
     for prob in load_problems().values():
         q = sub.add_parser(prob.name, help=prob.help, description=prob.help)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from analytic import privacy as P
+import importlib
 from analytic.errors import InputError
 from verify.cli_args import add_json_option, output_file, parse_int, parse_number, write_json
 
@@ -26,7 +26,15 @@ FLAGS = {"C": "--clip", "T": "--steps", "sigma_cor2": "--sigma-cor", "sigma_ind2
          "ratio": "--noise-ratio", "sigma_eff2": "--sigma-cor"}
 MECHANISM_NAMES = {"secldp": "SecLDP (CafCor correlated noise)", "ldp": "LDP (independent noise only)",
                    "cdp": "CDP (server sees only the honest sum)"}
-ORDER_GRIDS = {"opacus": P.OPACUS_ORDERS, "dp-accounting": P.DP_ACCOUNTING_ORDERS}
+class _Privacy:
+    """analytic.privacy, imported on first use: it pulls in scipy, and ``fedverify --help`` must not wait for it."""
+
+    def __getattr__(self, name):
+        return getattr(importlib.import_module("analytic.privacy"), name)
+
+
+P = _Privacy()
+ORDER_GRID_NAMES = {"opacus": "OPACUS_ORDERS", "dp-accounting": "DP_ACCOUNTING_ORDERS"}
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -87,8 +95,8 @@ def _inputs(args) -> dict:
     C = P.validate_clip(_number(args.clip, "--clip"))
     T = P.validate_steps(_number(args.steps, "--steps", integer=True))
     delta = P.validate_delta(_number(args.delta, "--delta"))
-    if args.orders not in ORDER_GRIDS:
-        raise InputError("orders", f"expected one of {', '.join(ORDER_GRIDS)} (got {args.orders!r})")
+    if args.orders not in ORDER_GRID_NAMES:
+        raise InputError("orders", f"expected one of {', '.join(ORDER_GRID_NAMES)} (got {args.orders!r})")
     return {"mechanism": mechanism, "n": n, "f": f, "q": q, "C": C, "T": T, "delta": delta, "orders": args.orders}
 
 
@@ -100,7 +108,7 @@ def account_report(args, inp: dict) -> dict:
     s_cor = _noise_std(args.sigma_cor if args.sigma_cor is not None else "0", "--sigma-cor")
     s_ind = _noise_std(args.sigma_ind if args.sigma_ind is not None else "0", "--sigma-ind")
     m, n, f, q, C, T, delta = (inp[k] for k in ("mechanism", "n", "f", "q", "C", "T", "delta"))
-    acc = P.account(m, n, f, q, s_cor**2, s_ind**2, C, T, delta, ORDER_GRIDS[inp["orders"]])
+    acc = P.account(m, n, f, q, s_cor**2, s_ind**2, C, T, delta, getattr(P, ORDER_GRID_NAMES[inp["orders"]]))
     L = P.log_inv_delta(delta)
     certified = P.theorem41_certified_epsilon(acc.sigma_eff2, C, T, delta)
     theorem = {"log_1_over_delta": L, "certified_epsilon": certified, "applies": certified < L}
@@ -135,7 +143,7 @@ def calibrate_report(args, inp: dict) -> dict:
     if target <= 0:
         raise InputError("target_epsilon", f"must be > 0 (got {args.target_epsilon})")
     ratio = None if args.noise_ratio is None else _number(args.noise_ratio, "--noise-ratio", allow_inf=True)
-    orders = ORDER_GRIDS[inp["orders"]]
+    orders = getattr(P, ORDER_GRID_NAMES[inp["orders"]])
     cals = {conv: P.calibrate(m, n, f, q, target, T, delta, C, ratio=ratio, conversion=conv, orders=orders)
             for conv in (P.MIRONOV_OPTIMAL, P.BALLE_GRID)}
     L = P.log_inv_delta(delta)

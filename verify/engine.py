@@ -19,11 +19,10 @@ import torch
 
 from analytic import validate
 from analytic.errors import InputError
+from verify.choices import DEVICES, FIDELITIES  # noqa: F401  (re-exported: verify.engine.DEVICES)
 
 Fidelity = Literal["quick", "full"]
-FIDELITIES = ("quick", "full")
 MIN_REPLICATES = 10  # fewest replicates a random check's verdict may rest on
-DEVICES = ("auto", "cpu", "cuda")
 
 
 def resolve_device(device: str) -> torch.device:

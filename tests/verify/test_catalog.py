@@ -1,0 +1,51 @@
+"""The catalogue (verify/catalog.py) answers `fedverify list` and `show` from the check modules' source: it
+must agree with the registry exactly, notice a changed file, and keep torch out of the quick commands."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from verify import catalog
+from verify.registry import load_all
+
+
+def test_the_catalogue_agrees_with_the_registry():
+    rows = catalog.entries()
+    reg = load_all()
+    assert rows is not None and [e.id for e in rows] == list(reg)
+    for e in rows:
+        s = reg[e.id]
+        assert (e.title, e.kind, e.expected) == (s.title, s.kind, s.expected.value), e.id
+        assert e.searchable == (getattr(s, "space", None) is not None), e.id
+
+
+def test_a_changed_file_is_read_again_and_a_non_literal_decorator_falls_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    mod = tmp_path / "fvcat_mod.py"
+    mod.write_text('T = "first"\n@check("zz2099.c01", T, "bound", "holds")\ndef c01(ctx):\n    pass\n')
+    assert [e.title for e in catalog._checks_in(mod)] == ["first"]
+    mod.write_text('@check("zz2099.c01", "second " + name, "bound", "holds")\ndef c01(ctx):\n    pass\n')
+    with pytest.raises(catalog._NotLiteral):
+        catalog._checks_in(mod)
+    first = catalog.entries()
+    assert (tmp_path / "cache" / "fedverify" / "catalog.json").exists()
+    assert catalog.entries() == first  # from the cache
+    monkeypatch.setenv("FEDVERIFY_CHECKS", "some_module")
+    assert catalog.entries() is None  # only an import can tell
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["list"], ["list", "--json"], ["--version"]])
+def test_quick_commands_do_not_import_torch(argv, tmp_path):
+    code = ("import sys\nfrom verify.cli import main\ntry:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+            "print('TORCH', 'torch' in sys.modules, 'sympy' in sys.modules)" % argv)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    assert out.strip().splitlines()[-1] == "TORCH False False", out[-500:]
+
+
+def test_list_json_marks_searchable_checks():
+    out = subprocess.run([sys.executable, "-m", "verify.cli", "list", "--json"], capture_output=True, text=True,
+                         timeout=120).stdout
+    rows = json.loads(out)
+    assert len(rows) == len(load_all())
+    assert all(r.get("searchable", False) == (getattr(load_all()[r["id"]], "space", None) is not None) for r in rows)
