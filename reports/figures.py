@@ -117,11 +117,43 @@ def _arr(v: Any, name: str, n: int | None = None) -> np.ndarray | None:
     return a
 
 
+class LabelWarning(UserWarning):
+    """A figure label that matplotlib's mathtext cannot parse: it is drawn as plain text, loudly."""
+
+
+def label_problem(s: Any) -> str | None:
+    """Why the label ``s`` does not parse as mathtext (e.g. ``$\\frac12$`` without braces), or None."""
+    s = "" if s is None else str(s)
+    if "$" not in s.replace(r"\$", ""):
+        return None
+    from matplotlib.mathtext import MathTextParser
+
+    try:
+        MathTextParser("path").parse(s)
+    except ValueError as exc:
+        return " ".join(str(exc).split())[:200]
+    return None
+
+
+def figure_labels(spec: Any) -> list[str]:
+    """Every text of a figure spec (verify/figspec.py) that is drawn: titles, axis labels, series and band labels."""
+    out = []
+    for panel in (spec or {}).get("panels", []) if isinstance(spec, dict) else []:
+        out += [str(panel.get(k)) for k in ("title", "xlabel", "ylabel") if panel.get(k)]
+        for series in panel.get("series") or []:
+            out += [str(series.get(k)) for k in ("label", "band_label") if series.get(k)]
+    return out
+
+
 def _text(s: Any, plain: bool, width: int = 60, limit: int = 140) -> str:
     """Text for matplotlib: one paragraph, at most ``limit`` characters, wrapped at ``width``
     (unless it holds mathtext, which must not be cut). ``plain`` escapes ``$`` so that mathtext
-    is not attempted."""
+    is not attempted; a label that does not parse is drawn plain with a :class:`LabelWarning`."""
     s = " ".join(("" if s is None else str(s)).split())
+    if not plain and (problem := label_problem(s)):
+        warnings.warn(f"figure label {s!r} is not valid mathtext ({problem}); drawn as plain text", LabelWarning,
+                      stacklevel=2)
+        plain = True
     if len(s) > limit:
         s = s[: limit - 1] + "…"
     if plain or "$" not in s:
@@ -139,15 +171,18 @@ def _legend_label(s: Any, plain: bool) -> str | None:
 def draw_panels(panels: list[dict], path: str | Path) -> Path:
     """Draw panels side by side (at most three a row) and save to ``path``.
 
-    Labels are tried as matplotlib mathtext first (``$\\sigma^2$`` renders); if a label does not
-    parse, the figure is drawn again with every label as plain text.
+    Labels are matplotlib mathtext (``$\\sigma^2$`` renders); a label that does not parse is drawn as
+    plain text with a :class:`LabelWarning` (tests require every check's labels to parse). A parse error
+    that only surfaces when the figure is saved draws the whole figure plain, with the same warning.
     """
     path = Path(path)
     try:
         return _draw_panels(panels, path, plain=False)
     except FigureError:
         raise
-    except ValueError:  # a mathtext parse error surfaces at savefig time
+    except ValueError as exc:  # a mathtext parse error surfaces at savefig time
+        warnings.warn(f"figure {path.name}: mathtext failed at drawing time ({exc}); every label drawn as plain text",
+                      LabelWarning, stacklevel=2)
         return _draw_panels(panels, path, plain=True)
 
 

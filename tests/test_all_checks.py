@@ -48,3 +48,20 @@ def test_check_says_how_hard_it_was_tested(check_id):
 @pytest.mark.parametrize("check_id", [c for c, s in CHECKS.items() if s.kind in ("rate", "bound")])
 def test_power_claimed_is_power_shown(check_id):
     assert_power_shown(CHECKS[check_id], run_quick(CHECKS[check_id]))
+
+
+@pytest.mark.parametrize("check_id", list(CHECKS))
+def test_every_figure_label_parses(check_id, tmp_path):
+    """Every label a check's figure draws is valid mathtext (a label that is not is drawn plain, with a warning that
+    this test turns into a failure); a figure drawn by a function of its own is drawn here to find out."""
+    import warnings
+
+    from reports.figures import LabelWarning, figure_labels, label_problem, render_figure
+
+    res = run_quick(CHECKS[check_id])
+    bad = {label: label_problem(label) for label in figure_labels(res.figure) if label_problem(label)}
+    assert not bad, f"{check_id}: figure labels that are not mathtext: {bad}"
+    if "draw" in (res.figure or {}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LabelWarning)
+            render_figure(res, tmp_path / "figure.png")

@@ -257,7 +257,7 @@ def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, st
     return result_for(
         ctx,
         Claim(theory.statement + " With beta = 0 and eta ~ T^{-1/2} the rate is T^{-1/2}.",
-              r"\frac1T\sum_t\mathbb{E}\|\nabla f_i\|^2\lesssim\sqrt{(\sigma^2/n_i+\sigma^3/\Delta)/T}", theory.source, theory.typst),
+              r"\frac{1}{T}\sum_t\mathbb{E}\|\nabla f_i\|^2\lesssim\sqrt{(\sigma^2/n_i+\sigma^3/\Delta)/T}", theory.source, theory.typst),
         apply_assumptions(v, assumptions),
         observed={"T": Ts, "eta": eta, "alpha": alpha, "running_mean": Y.mean(0), "slope": fit["slope"], "slope_ci": fit["slope_ci"],
                   "squared_gradient_at_start": start.mean(0), "running_mean_over_start": growth,
@@ -278,7 +278,7 @@ def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, st
                  f"{acc.mean(0)[-1]:.2f} at T = {Ts[-1]} ({'the run diverged at T = ' + ', '.join(map(str, diverged)) if diverged else 'collapse'}), "
                  "so Theorem 3.4 cannot be observed."),
         figure=figspec.figure(
-            figspec.panel(r"Momentum-Clustering, $\beta=0$", "T", r"$\frac1T\sum_t\|\nabla f_i\|^2$",
+            figspec.panel(r"Momentum-Clustering, $\beta=0$", "T", r"$\frac{1}{T}\sum_t\|\nabla f_i\|^2$",
                           [figspec.observed("Momentum-Clustering", Ts, Y, rng=fig_rng),
                            figspec.line(r"$\propto T^{-1/2}$", Ts, Y.mean(0)[0] * np.sqrt(Ts[0] / Ts), "bound")]),
             figspec.panel("Assignment accuracy at T", "T", "fraction of clients",

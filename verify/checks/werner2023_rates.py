@@ -107,7 +107,7 @@ def c20_full_batch(ctx: Context, *, theory: Bound = W.FULL_BATCH, Ts=(10, 20, 40
     fig_rng = ctx.numpy_rng("figure")
     return result_for(
         ctx,
-        Claim(theory.statement, r"\frac1T\sum_{t=1}^T\|\nabla f_i(x_{i,t-1})\|^2=\Theta(1/T)", theory.source, theory.typst),
+        Claim(theory.statement, r"\frac{1}{T}\sum_{t=1}^T\|\nabla f_i(x_{i,t-1})\|^2=\Theta(1/T)", theory.source, theory.typst),
         verdict,
         observed={"T": Ts, "slopes_per_client": slopes, "slope_min": float(slopes.min()), "slope_max": float(slopes.max()),
                   "ball_correct_fraction_(p,lo,hi)": [ball["rate"], *ball["ci"]], "A2_exact_instance0": A2.value,
@@ -125,11 +125,11 @@ def c20_full_batch(ctx: Context, *, theory: Bound = W.FULL_BATCH, Ts=(10, 20, 40
         assumptions=assumptions,
         figure=figspec.figure(
             figspec.panel(rf"Clustered quadratics, full batch ($L/\mu={kappa:g}$)", "T (rounds)",
-                          r"$\frac1T\sum_t\|\nabla f_i(x_{i,t-1})\|^2$",
+                          r"$\frac{1}{T}\sum_t\|\nabla f_i(x_{i,t-1})\|^2$",
                           [figspec.observed("Federated-Clustering (instances x clients)", Ts, rows, rng=fig_rng),
                            figspec.line(r"$\propto 1/T$", Ts, rows.mean(0)[0] * Ts[0] / Ts, "bound")]),
             figspec.panel("Paper's synthetic regression, full batch (reported)", "T (rounds)",
-                          r"$\frac1T\sum_t\|\nabla f_i(x_{i,t-1})\|^2$",
+                          r"$\frac{1}{T}\sum_t\|\nabla f_i(x_{i,t-1})\|^2$",
                           [figspec.observed("Federated-Clustering, quantile radius", Ts, Yr, rng=fig_rng),
                            figspec.line(r"$\propto 1/T$", Ts, Yr.mean(0)[0] * Ts[0] / Ts, "reference")])),
         arrays={"running_mean": Y, "regression_running_mean": Yr},
@@ -245,7 +245,7 @@ def c22_growing_batch(ctx: Context, *, theory: Bound = W.THM_3_3_GROWING_BATCH, 
     fig_rng = ctx.numpy_rng("figure")
     return result_for(
         ctx,
-        Claim(theory.statement, r"\frac1T\sum_t\mathbb{E}\|\nabla f_i\|^2=O(T^{-1/2}),\ |B|=cT", theory.source, theory.typst),
+        Claim(theory.statement, r"\frac{1}{T}\sum_t\mathbb{E}\|\nabla f_i\|^2=O(T^{-1/2}),\ |B|=cT", theory.source, theory.typst),
         verdict,
         observed={"T": Ts, "batch": c * Ts, "beta0_mean": Y0.mean(0), "slope_beta0": fit0["slope"], "slope_beta0_ci": fit0["slope_ci"],
                   "edge_of_ball_mean": Yb.mean(0), "slope_edge_of_ball": fitb["slope"], "slope_edge_of_ball_ci": fitb["slope_ci"],
@@ -257,7 +257,7 @@ def c22_growing_batch(ctx: Context, *, theory: Bound = W.THM_3_3_GROWING_BATCH, 
                      f"terms predict -- and {fitb['slope']:.2f} ({fitb['slope_ci'][0]:.2f} to {fitb['slope_ci'][1]:.2f}) with an "
                      f"edge-of-ball attacker (beta = delta/4), whose beta rho Delta term decays as |B|^(-1/2) = T^(-1/2)."),
         assumptions=assumptions,
-        figure=figspec.figure(figspec.panel(r"Growing batch $|B|=T$", "T (rounds)", r"$\frac1T\sum_t\|\nabla f_i\|^2$",
+        figure=figspec.figure(figspec.panel(r"Growing batch $|B|=T$", "T (rounds)", r"$\frac{1}{T}\sum_t\|\nabla f_i\|^2$",
                                             [figspec.observed(r"$\beta=0$", Ts, Y0, rng=fig_rng),
                                              figspec.observed(r"edge-of-ball, $\beta=\delta/4$", Ts, Yb, rng=fig_rng),
                                              figspec.line(r"$\propto T^{-1/2}$", Ts, Yb.mean(0)[0] * np.sqrt(Ts[0] / Ts), "bound")])),
