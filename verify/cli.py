@@ -95,7 +95,8 @@ def cmd_list(args) -> int:
     specs = select(paper=args.paper, all_=args.paper is None)
     _warn_plugin_errors()
     if args.json:
-        print(json.dumps([{"id": s.id, "title": s.title, "kind": s.kind, "expected": s.expected.value} for s in specs], indent=1))
+        print(json.dumps([{"id": s.id, "title": s.title, "kind": s.kind, "expected": s.expected.value,
+                           **({"searchable": True} if s.searchable else {})} for s in specs], indent=1))
         return 0
     width = max((len(s.id) for s in specs), default=10)
     for s in specs:
