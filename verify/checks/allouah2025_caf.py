@@ -673,7 +673,7 @@ X01_JENSEN_LATEX = A.PROP_4_1_JENSEN_LATEX
 
 
 @check("allouah2025.x01", "Proposition 4.1's last proof step ('taking squares and using Jensen's inequality', weights "
-       "1/3, 2/3) yields at most kappa", "bound", "holds")
+       "1/3, 2/3) yields at most kappa", "bound", "holds", space=S.X01_SPACE, objective=S.X01_OBJECTIVE)
 def x01_proof_last_step(ctx: Context, *, theory: Bound = A.PROP_4_1_JENSEN, n_max: int = 400) -> Result:
     """Appendix B, last line of the proof of Proposition 4.1 (paper line 475): "We conclude by taking squares and
     using Jensen's inequality" on eq. (14), ||mu* - xbar_S|| <= sqrt(f/(n-f)) (a + b) sigma_S with a = 1,

@@ -111,3 +111,20 @@ def _c10_score(ctx, sigma, T, q, alpha) -> float:
 C10_OBJECTIVE = Objective(score=_c10_score, planted={"sigma": 2.0, "T": 1000, "q": ACC_F, "alpha": 8.0}, budget=400,
                           observed="max relative gap of RDP and epsilon, ours vs dp-accounting",
                           bound=f"{GAP_TOLERANCE:g} (rounding)")
+
+
+# -- x01: the last step of Proposition 4.1's proof, for every 0 < f < n/2 --------------------------------------------
+X01_SPACE = {"n": range(3, 100_001), "f": range(1, 50_000)}
+
+
+def _x01_batch(ctx, x):
+    """(3f/(n-f))(1 + n(n-f)/(n-2f)^2) / kappa: the constant the proof's Jensen step gives over Proposition 4.1's."""
+    n, f = np.asarray(x["n"], dtype=float), np.asarray(x["f"], dtype=float)
+    constant = 3 * f / (n - f) * (1 + n * (n - f) / (n - 2 * f) ** 2)
+    return constant / (6 * f / (n - f) * (1 + f / (n - 2 * f)) ** 2)
+
+
+X01_OBJECTIVE = Objective(batch=_x01_batch, constraint=lambda inst: 2 * int(inst["f"]) < int(inst["n"]),
+                          planted={"n": 10, "f": 3}, budget=2000,
+                          observed="(3f/(n-f))(1 + n(n-f)/(n-2f)^2) (the proof's last step, weights 1/3, 2/3)",
+                          bound="kappa = 6f/(n-f) (1 + f/(n-2f))^2 (Proposition 4.1)")

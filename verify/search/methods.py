@@ -97,7 +97,8 @@ def cma_search(ev: Evaluator, rng: np.random.Generator, sigma0: float = 0.3) -> 
                 break
             finite = np.isfinite(r)
             worst = np.min(r[finite]) if finite.any() else 0.0
-            es.tell(list(X), list(-np.where(finite, r, worst - 1.0)))  # CMA minimises; unscored points last
+            r = np.where(r == np.inf, 1e300, np.where(finite, r, worst - 1.0))  # unscored points last
+            es.tell(list(X), list(-r))  # CMA minimises
         popsize *= 2
     return ev
 
