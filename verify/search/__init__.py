@@ -44,6 +44,9 @@ __all__ = ["Objective", "Space", "search", "SearchReport", "METHODS", "DEFAULT_B
            "searchable_checks"]
 
 SUBDIR = "search"
+#: a ratio counts as a violation only beyond 1 + this (rounding of the objective's float64 arithmetic: several
+#: claims attain ratio 1 exactly, e.g. buttaci2024.c07's factors coincide at E = 1)
+RATIO_RTOL = 1e-9
 #: two ratios that must agree (a re-scored witness, the gradient method's torch ratio against the reference)
 RESCORE_RTOL = 1e-9
 
@@ -167,7 +170,7 @@ def _result(spec, ctx, rep: SearchReport):
 
     obj = spec.objective
     # the supremum over the class lies in [worst found, +inf): only a violation is decided by a search
-    verdict = interval_verdict(rep.worst_ratio, math.inf, 1.0)
+    verdict = interval_verdict(rep.worst_ratio, math.inf, 1.0 + RATIO_RTOL)
     found = verdict.value == "violated"
     total = sum(rep.evaluations.values())
     where = "; ".join(spec.space.describe())
@@ -182,8 +185,9 @@ def _result(spec, ctx, rep: SearchReport):
                 f"(random sampling at the same budget: {rep.random_ratio:.6g}{planted}{cert}).")
     else:
         text = (f"no violation found in {total} evaluations; worst ratio {rep.worst_ratio:.6g} ({rep.method}; random "
-                f"sampling at the same budget {rep.random_ratio:.6g}{planted}{cert}). A search never proves the claim: "
-                "the supremum may lie higher.")
+                f"sampling at the same budget {rep.random_ratio:.6g}{planted}{cert}). A search never proves the claim"
+                + (": the certificate, not the search, bounds the supremum." if rep.certified_ratio else
+                   ": the supremum may lie higher."))
     command = (f"fedverify search {spec.id} --method {rep.method} --budget {rep.budget} --seed {rep.seed}")
     finding = ""
     if found:

@@ -6,6 +6,7 @@
 * ``gradient``: Adam ascent through the objective's torch form, from a batch of random starts in logit
   coordinates (u = sigmoid(z), so every iterate stays in the cube); integer coordinates stay at their
   random draw. Needs ``Objective(torch=...)``.
+  (u = sigmoid(z) stretched slightly past [0, 1] and clamped, so that the faces are reached.)
 
 An :class:`Evaluator` scores points, counts evaluations, leaves out points outside the claim's constraint
 (never scored) and keeps the best point seen; every method returns it.
@@ -22,6 +23,9 @@ from analytic.errors import InputError
 
 METHODS = ("cma", "gradient", "random")
 CHUNK = 512  # points per batch call of the random method
+#: gradient ascent maps z to u = clamp((1 + 2 e) sigmoid(z) - e, 0, 1): the faces of the cube (where worst cases of
+#: box-constrained claims often sit) are reached at a finite z instead of only in the limit
+OVERSHOOT = 0.05
 
 
 class Evaluator:
@@ -103,7 +107,7 @@ def cma_search(ev: Evaluator, rng: np.random.Generator, sigma0: float = 0.3) -> 
     return ev
 
 
-def gradient_search(ev: Evaluator, rng: np.random.Generator, starts: int = 16, lr: float = 0.05) -> Evaluator:
+def gradient_search(ev: Evaluator, rng: np.random.Generator, starts: int = 16, lr: float = 0.1) -> Evaluator:
     import torch
 
     if not ev.objective.differentiable:
@@ -114,13 +118,14 @@ def gradient_search(ev: Evaluator, rng: np.random.Generator, starts: int = 16, l
     while ev.left > 0:
         K = min(starts, ev.left)
         u0 = np.clip(rng.random((K, space.size)), 1e-3, 1 - 1e-3)
-        z = torch.tensor(np.log(u0 / (1 - u0)), dtype=torch.float64, requires_grad=True)
+        s0 = (u0 + OVERSHOOT) / (1 + 2 * OVERSHOOT)
+        z = torch.tensor(np.log(s0 / (1 - s0)), dtype=torch.float64, requires_grad=True)
         opt = torch.optim.Adam([z], lr=lr)
         steps = max(1, min(400, ev.left // K))
         for _ in range(steps):
             if ev.left < K:
                 break
-            U = torch.sigmoid(z)
+            U = ((1 + 2 * OVERSHOOT) * torch.sigmoid(z) - OVERSHOOT).clamp(0.0, 1.0)
             inst = space.decode_torch(U)
             r = ev.objective.torch(ctx, inst)
             Ud = U.detach().numpy()

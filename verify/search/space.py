@@ -111,9 +111,9 @@ class Space:
             if d.integer:
                 out[d.name] = np.minimum(d.low + np.floor(u * (d.high - d.low + 1)), d.high).astype(np.int64)
             elif d.log:
-                out[d.name] = np.exp(np.log(d.low) + u * (np.log(d.high) - np.log(d.low)))
+                out[d.name] = np.clip(np.exp(np.log(d.low) + u * (np.log(d.high) - np.log(d.low))), d.low, d.high)
             else:
-                out[d.name] = d.low + u * (d.high - d.low)
+                out[d.name] = np.clip(d.low + u * (d.high - d.low), d.low, d.high)
         return {**out, **self.fixed}
 
     def decode_torch(self, U):
@@ -128,7 +128,7 @@ class Space:
             if d.integer:
                 out[d.name] = torch.clamp(d.low + torch.floor(u.detach() * (d.high - d.low + 1)), max=d.high)
             elif d.log:
-                out[d.name] = torch.exp(math.log(d.low) + u * (math.log(d.high) - math.log(d.low)))
+                out[d.name] = torch.exp(math.log(d.low) + u * (math.log(d.high) - math.log(d.low))).clamp(d.low, d.high)
             else:
                 out[d.name] = d.low + u * (d.high - d.low)
         return {**out, **self.fixed}
