@@ -69,7 +69,9 @@ def test_import_option_takes_a_module_or_a_file_and_the_env_variable(tmp_path):
                           "--results", res)
     assert by_module.returncode == 0, by_module.stderr
     by_file = fedverify("list", "--paper", "mine2025", "--import", PLUGIN / "src" / "mine2025" / "checks.py",
-                        env={"PYTHONPATH": str(PLUGIN / "src")}, cwd=tmp_path)
+                        env={"PYTHONPATH": os.pathsep.join([str(PLUGIN / "src"), str(ROOT)])}, cwd=tmp_path)
+    # (ROOT on the path: from tmp_path the command must still import this checkout's fedverify, not an editable
+    # install made from another one)
     assert by_file.returncode == 0 and "mine2025.c01" in by_file.stdout, by_file.stderr
     by_env = fedverify("list", "--paper", "mine2025", env={"FEDVERIFY_CHECKS": "mine2025.checks",
                                                              "PYTHONPATH": str(PLUGIN / "src")})

@@ -236,3 +236,25 @@ def test_accountant_agrees_with_dp_accounting_over_the_searched_space():
     rep = search(get("allouah2025.c10"), Context(seed=0))
     assert rep.worst_ratio <= 1.0  # relative gap <= 1e-9 everywhere the search looked
     assert rep.result.verdict.value == "inconclusive"
+
+
+def test_report_shows_planted_random_and_search_ratios_with_the_witness(tmp_path, capsys):
+    from reports.pdf import build_report
+    from reports.search import load_searches, search_section
+
+    assert search_section(tmp_path) == ""  # nothing searched: no section
+    code, _, err = _run(["run", "werner2023.c18", "--results", str(tmp_path), "--quiet"], capsys)
+    assert code == 0, err
+    for cid in ("werner2023.c18", "buttaci2024.x01"):
+        code, _, err = _run(["search", cid, "--budget", "300", "--results", str(tmp_path), "--quiet"], capsys)
+        assert code == 0, err
+    (tmp_path / "search" / "broken.json").write_text("{")
+    found, bad = load_searches(tmp_path)
+    assert [d["id"] for d in found] == ["buttaci2024.x01", "werner2023.c18"] and len(bad) == 1
+    assert [d["id"] for d in load_searches(tmp_path, "werner2023")[0]] == ["werner2023.c18"]
+    src = tmp_path / "r.typ"
+    build_report(tmp_path, out=tmp_path / "r.pdf", typst_source=src)
+    text = src.read_text()
+    section = text[text.index("= Worst-case search"):]
+    assert "buttaci2024\\.x01" in section and "werner2023\\.c18" in section and "== Witnesses" in section
+    assert "certified" in section and "unreadable" in section and (tmp_path / "r.pdf").stat().st_size > 0
