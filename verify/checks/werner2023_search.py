@@ -13,8 +13,17 @@ b = h_i c_i - h_j c_j. Objective: the largest (printed right side + D^2 ||grad f
 sup_x ||grad f_i - grad fbar||^2 / ||grad fbar||^2 = max_i ||(H_i - Hbar) Hbar^{-1}||_2^2 (exact, y = Hbar (x - c)).
 Space: one cluster of 3 clients in R^2, H_i = R(theta_i) diag(h_i) R(theta_i)^T with eigenvalues in [mu, L] = [1, L/mu],
 L/mu in [1, 10] (log). Objective: A^2 / (2L/mu)^2.
+
+**c13, Theorem 3.1's Byzantine term (Definition 1).** b Byzantine points per center add at most beta sigma Delta to
+Threshold-Clustering's error. The check places them at the edge of the ball (the paper's worst case); the search lets
+the attacker choose, per center, where inside the ball they sit (v_k + tau s_k u_k, s_k in [0, 1], u_k any direction,
+recomputed from the current center every step), on the check's setting (K = 4, n = 64, d = 10, sigma = 1,
+Delta = 64, b = 8, 40 steps >= eq. (13)'s requirement), 8 replicates of fixed points (common random numbers: the
+excess over the clean run is a paired difference). Objective: mean excess / (beta sigma Delta).
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import torch
@@ -83,3 +92,56 @@ C17_OBJECTIVE = Objective(
     batch=_c17_batch, torch=_c17_torch, budget=1500,
     planted={"L_over_mu": 10.0, "t": [[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]], "theta": [0.0, 0.0, 0.0]},
     observed="A^2 = max_i ||(H_i - Hbar) Hbar^{-1}||^2 (exact)", bound="(2L/mu)^2 (Lemma 1, eq. (18))")
+
+
+# -- c13: Theorem 3.1's Byzantine term against an attacker that chooses where, within the ball, to sit -------------
+C13_N, C13_DELTA, C13_B, C13_STEPS, C13_R, C13_K, C13_D, C13_SIGMA = 64, 64.0, 8, 40, 8, 4, 10, 1.0
+C13_SPACE = {"s": (0.0, 1.0, {"shape": C13_K}), "u": (-1.0, 1.0, {"shape": (C13_K, C13_D)})}
+
+
+@functools.lru_cache(maxsize=2)
+def _c13_data(seed: int, check_id: str):
+    from analytic.papers import werner2023 as W
+    from verify.algorithms.threshold_clustering import Radius, threshold_clustering
+    from verify.engine import Context
+    from verify.problems.points import clustered_points
+
+    ctx = Context(seed=seed).for_check(check_id)
+    data = clustered_points(C13_R, C13_K, C13_N, C13_D, C13_SIGMA, C13_DELTA, ctx.generator("search/points"), ctx.dtype)
+    radius = Radius.theory(1.0 / C13_K, C13_SIGMA, C13_DELTA)
+    V0 = data.own_point_init("first")
+    V, _ = threshold_clustering(data.Z, V0, radius, C13_STEPS)
+    clean = float(((V - data.means[None]) ** 2).sum(-1).mean(-1).mean())
+    beta = C13_B / (C13_K * C13_N + C13_B)
+    bound = float(W.BYZANTINE_TERM(beta=beta, sigma=C13_SIGMA, Delta=C13_DELTA))
+    return data, radius, V0, clean, bound
+
+
+def _c13_batch(ctx, x):
+    """Mean excess error over the clean run (same points, common random numbers) / (beta sigma Delta)."""
+    from verify.algorithms.threshold_clustering import threshold_clustering
+
+    data, radius, V0, clean, bound = _c13_data(ctx.seed, ctx.check_id)
+    s = torch.as_tensor(np.asarray(x["s"], dtype=float))  # [B, K]
+    u = torch.as_tensor(np.asarray(x["u"], dtype=float))  # [B, K, d]
+    B = s.shape[0]
+    u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True).clamp_min(1e-300)
+    s_rep, u_rep = s.repeat_interleave(C13_R, 0), u.repeat_interleave(C13_R, 0)  # [B R, K], [B R, K, d]
+
+    def attack(V, tau, step):  # b points per center at v_k + tau s_k u_k (s_k <= 1: inside the ball)
+        pt = V + (tau * (1.0 - 1e-9) * s_rep)[..., None] * u_rep
+        return pt[:, :, None, :].expand(-1, -1, C13_B, -1)
+
+    Z, V0b = data.Z.repeat(B, 1, 1), V0.repeat(B, 1, 1)
+    with torch.no_grad():
+        V, _ = threshold_clustering(Z, V0b, radius, C13_STEPS, attack=attack)
+    err = ((V - data.means[None]) ** 2).sum(-1).mean(-1).reshape(B, C13_R).mean(1)
+    return ((err - clean) / bound).numpy()
+
+
+C13_OBJECTIVE = Objective(
+    batch=_c13_batch, budget=160,
+    constraint=lambda inst: bool(np.all(np.linalg.norm(np.asarray(inst["u"]), axis=-1) > 1e-9)),
+    planted={"s": np.ones(C13_K), "u": np.tile(np.eye(C13_D)[0], (C13_K, 1))},  # the edge-of-ball attack, one direction
+    observed="excess error of Threshold-Clustering under b = 8 attackers per center (n = 64, Delta = 64)",
+    bound="beta sigma Delta (Theorem 3.1, third term of eq. (14))")

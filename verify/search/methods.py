@@ -22,7 +22,7 @@ import numpy as np
 from analytic.errors import InputError
 
 METHODS = ("cma", "gradient", "random")
-CHUNK = 512  # points per batch call of the random method
+CHUNK = 128  # points per batch call of the random method
 #: gradient ascent maps z to u = clamp((1 + 2 e) sigmoid(z) - e, 0, 1): the faces of the cube (where worst cases of
 #: box-constrained claims often sit) are reached at a finite z instead of only in the limit
 OVERSHOOT = 0.05
