@@ -258,3 +258,42 @@ def test_report_shows_planted_random_and_search_ratios_with_the_witness(tmp_path
     section = text[text.index("= Worst-case search"):]
     assert "buttaci2024\\.x01" in section and "werner2023\\.c18" in section and "== Witnesses" in section
     assert "certified" in section and "unreadable" in section and (tmp_path / "r.pdf").stat().st_size > 0
+
+
+SEARCHABLE = ["allouah2025.c10", "allouah2025.c11", "allouah2025.c12", "allouah2025.x01", "buttaci2024.c07",
+              "buttaci2024.c09", "buttaci2024.x01", "dutta2023.c10", "su2022.c21", "werner2023.c13", "werner2023.c17",
+              "werner2023.c18"]
+
+
+def test_the_searchable_claims_are_these():
+    from verify.search import searchable_checks
+
+    assert set(SEARCHABLE) <= set(searchable_checks())
+
+
+@pytest.mark.parametrize("check_id", SEARCHABLE)
+def test_every_searchable_claim_runs_rescores_and_agrees_with_its_check(check_id, tmp_path):
+    """A short search of each claim: its planted instance lies in its space, the witness re-scores exactly, and
+    only the claim whose check expects `violated` (Lemma 1's max-form) gets a ratio above 1."""
+    if check_id == "allouah2025.c10":
+        pytest.importorskip("dp_accounting")
+    spec = get(check_id)
+    rep = search(spec, Context(seed=0), budget=40, results=tmp_path)
+    assert rep.planted_ratio is not None and math.isfinite(rep.planted_ratio)
+    assert rep.rescored_ratio == pytest.approx(rep.worst_ratio, rel=1e-12)
+    assert rep.result.id == check_id and rep.result.expected == spec.expected
+    if spec.expected.value == "violated":
+        assert rep.worst_ratio > 1 and rep.result.verdict.value == "violated"
+    else:
+        assert rep.worst_ratio <= 1 + 1e-9 and rep.result.verdict.value == "inconclusive"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check_id", SEARCHABLE)
+def test_each_search_at_its_default_budget_takes_at_most_10_s(check_id, tmp_path, capsys):
+    import time
+
+    t0 = time.perf_counter()
+    code, _, err = _run(["search", check_id, "--results", str(tmp_path), "--quiet"], capsys)
+    assert code == 0, err
+    assert time.perf_counter() - t0 <= 10.0

@@ -139,9 +139,9 @@ def search(spec, ctx=None, *, method: str = "cma", budget: int | None = None, re
         raise RuntimeError(f"{spec.id}: the torch objective ({main.best_ratio!r}) and the reference objective "
                            f"({worst!r}) disagree at the same instance")
     planted = obj.planted_instance(ctx)
-    planted_ratio = obj.score_one(ctx, space, {**planted, **space.fixed}) if planted else None
     if planted:
         space.encode(planted)  # the planted instance must lie in the claim's own space
+    planted_ratio = obj.score_one(ctx, space, {**planted, **space.fixed}) if planted else None
     certified = float(obj.certified(ctx)) if obj.certified is not None else None
     rnd = runs["random"]
     report = SearchReport(
@@ -164,6 +164,7 @@ def search(spec, ctx=None, *, method: str = "cma", budget: int | None = None, re
 
 def _result(spec, ctx, rep: SearchReport):
     """The search's Result: violated with the witness when a ratio > 1 was found, else inconclusive."""
+    from verify.engine import environment
     from verify.fit import interval_verdict
     from verify.registry import reproduce_command, result_for
     from verify.result import Claim, Finding
@@ -210,7 +211,7 @@ def _result(spec, ctx, rep: SearchReport):
                      fit={"rule": "violated when a ratio > 1 is found; otherwise inconclusive (a search is a lower "
                                   "bound of the supremum)", "method": rep.method, "budget": rep.budget},
                      explanation=text, finding=finding,
-                     env={"search": {"method": rep.method, "budget": rep.budget, "seed": rep.seed,
+                     env={**environment(ctx), "search": {"method": rep.method, "budget": rep.budget, "seed": rep.seed,
                                      "wall_time_s": rep.wall_time_s}, "reproduce": command})
     if res.finding and not res.finding.reproduce:
         res.finding.reproduce = reproduce_command(spec.id, ctx)
