@@ -23,6 +23,9 @@ convention and nothing else. The convention (DESIGN.md, "One convention for a ch
    estimate, two or three sentences of explanation, and a figure from ``verify/figspec.py``.
 6. Tests: ``tests/test_check_template.py`` shows the contract every check inherits
    (``verify.testing.CheckContract``) with a planted wrong theory that must be ``violated``.
+7. A claim "for every instance, observed <= bound" can also be made *searchable*: ``@check(..., space={...},
+   objective=...)`` gives the admissible instances and observed/bound, and ``fedverify search ID`` hunts for an
+   instance that breaks it (verify/search/; the worked example is ``examples/plugin/src/mine2025/checks.py``).
 """
 from __future__ import annotations
 

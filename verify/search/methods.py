@@ -130,14 +130,15 @@ def gradient_search(ev: Evaluator, rng: np.random.Generator, starts: int = 16, l
             r = ev.objective.torch(ctx, inst)
             Ud = U.detach().numpy()
             rd = r.detach().numpy().astype(float)
+            ok = np.ones(K, bool)
             if ev.objective.constraint is not None:
-                batch = space.decode(Ud)
-                ok = ev._admissible(batch, K)
+                ok = ev._admissible(space.decode(Ud), K)
                 rd = np.where(ok, rd, -np.inf)
             rd = np.where(np.isnan(rd), -np.inf, rd)
             ev.record(Ud, rd)
             opt.zero_grad()
-            loss = -torch.where(torch.isfinite(r), r, torch.zeros_like(r)).sum()
+            use = torch.isfinite(r) & torch.as_tensor(ok)  # an instance outside the constraint pulls nowhere
+            loss = -torch.where(use, r, torch.zeros_like(r)).sum()
             loss.backward()
             opt.step()
     return ev
