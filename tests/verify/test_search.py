@@ -298,3 +298,9 @@ def test_each_search_at_its_default_budget_takes_at_most_10_s(check_id, tmp_path
     code, out, err = _run(["search", check_id, "--results", str(tmp_path), "--json", "-"], capsys)
     assert code == 0, err
     assert sum(json.loads(out)["wall_time_s"].values()) <= 10.0
+
+
+def test_the_accountant_search_says_clearly_when_dp_accounting_is_missing(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "dp_accounting", None)  # as if not installed: `import dp_accounting` fails
+    code, out, err = _run(["search", "allouah2025.c10", "--budget", "5", "--results", str(tmp_path)], capsys)
+    assert code == 2 and out == "" and "dp-accounting" in err and err.startswith("fedverify search: error: ID:")
