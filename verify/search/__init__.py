@@ -28,7 +28,6 @@ proves ``holds``: the worst ratio is a lower bound of the supremum, whose upper 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
