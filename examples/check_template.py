@@ -28,6 +28,9 @@ convention and nothing else. The convention (DESIGN.md, "One convention for a ch
    reported power and requires ``violated``. A claim about an algorithm's property runs a control that
    must fail (``result_for(..., control={...})`` with ``fit.controlled``); otherwise ``@check`` says
    why none applies (``no_control=...``).
+8. A claim "for every instance, observed <= bound" can also be made *searchable*: ``@check(..., space={...},
+   objective=...)`` gives the admissible instances and observed/bound, and ``fedverify search ID`` hunts for an
+   instance that breaks it (verify/search/; the worked example is ``examples/plugin/src/mine2025/checks.py``).
 """
 from __future__ import annotations
 

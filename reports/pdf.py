@@ -713,7 +713,10 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
         env = _env_section(results, results_dir, built, unreadable)
         header_right = escape(built)
 
-        sections = [front, *checks, env]
+        from reports.search import search_section  # fedverify search's stored results, when there are any
+
+        searched = search_section(results_dir, paper)
+        sections = [front, *checks, *([searched] if searched else []), env]
         source = render_document(sections, header_right)
         try:
             pdf = _compile(source, build, timestamp=ts)

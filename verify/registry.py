@@ -57,11 +57,18 @@ class CheckSpec:
     """A registered check. Calling it runs the check (see the module docstring)."""
 
     def __init__(self, id: str, title: str, kind: str, expected: Verdict, func: Callable[..., Result],
-                 no_control: str = "") -> None:
+                 no_control: str = "", space=None, objective=None) -> None:
         self.id, self.title, self.kind, self.expected, self.func = id, title, kind, expected, func
         self.no_control = no_control or CONTROL_NOT_APPLICABLE.get(kind, "")
+        self.space, self.objective = space, objective  # verify/search: the claim's instance space and ratio
         self.module = func.__module__
         functools.update_wrapper(self, func)
+
+    @property
+    def searchable(self) -> bool:
+        """Whether ``fedverify search`` can hunt for an instance that breaks the claim (``@check(..., space=,
+        objective=)``; verify/search/)."""
+        return self.space is not None
 
     @property
     def paper(self) -> str:
@@ -179,22 +186,35 @@ CONTROL_NOT_APPLICABLE = {
 }
 
 
-def check(id: str, title: str, kind: str, expected: str | Verdict, *, no_control: str = ""):
+def check(id: str, title: str, kind: str, expected: str | Verdict, *, no_control: str = "",
+          space: dict | None = None, objective=None):
     """Decorator registering ``func(ctx, **settings) -> Result`` under ``id`` and returning its CheckSpec.
 
     ``no_control``: for a rate or bound claim that runs no control (the same harness without the property,
     which must fail; Result.control), the reason none applies, e.g. "a property of the loss, not of an
-    algorithm". The contract test requires one or the other."""
+    algorithm". The contract test requires one or the other.
+
+    ``space`` and ``objective`` make the claim searchable by ``fedverify search`` (verify/search/): ``space``
+    maps each instance parameter to its admissible range, ``objective(ctx, **instance)`` returns observed/bound
+    (> 1 is a violation) or is a :class:`verify.search.Objective` with a batched or torch form."""
     if not ID_PATTERN.match(id):
         raise ValueError(f"check id {id!r} does not follow the id rule ('paper2023.c09'; see verify/registry.py)")
     if kind not in KINDS:
         raise ValueError(f"{id}: kind must be one of {KINDS}, got {kind!r}")
 
+    if (space is None) != (objective is None):
+        raise ValueError(f"{id}: a searchable check needs both space= and objective=")
+    if space is not None:
+        from verify.search.space import Space  # validates the space now: a bad one fails at import, loudly
+        from verify.search.objective import Objective
+
+        space, objective = Space.of(space, where=id), Objective.of(objective, where=id)
+
     def deco(func) -> CheckSpec:
         old = _REGISTRY.get(id)
         if old is not None and (old.func.__module__, old.func.__qualname__) != (func.__module__, func.__qualname__):
             raise ValueError(f"check id {id} registered twice ({old.module} and {func.__module__})")
-        spec = CheckSpec(id, title, kind, Verdict(expected), func, no_control)
+        spec = CheckSpec(id, title, kind, Verdict(expected), func, no_control, space, objective)
         _REGISTRY[id] = spec
         return spec
 

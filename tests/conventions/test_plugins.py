@@ -60,7 +60,7 @@ def test_plugin_tests_pass_with_the_inherited_contract(installed):
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(installed)},
                          cwd=PLUGIN, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:]
-    assert "5 passed" in out.stdout
+    assert "7 passed" in out.stdout
 
 
 def test_import_option_takes_a_module_or_a_file_and_the_env_variable(tmp_path):
@@ -69,7 +69,9 @@ def test_import_option_takes_a_module_or_a_file_and_the_env_variable(tmp_path):
                           "--results", res)
     assert by_module.returncode == 0, by_module.stderr
     by_file = fedverify("list", "--paper", "mine2025", "--import", PLUGIN / "src" / "mine2025" / "checks.py",
-                        env={"PYTHONPATH": str(PLUGIN / "src")}, cwd=tmp_path)
+                        env={"PYTHONPATH": os.pathsep.join([str(PLUGIN / "src"), str(ROOT)])}, cwd=tmp_path)
+    # (ROOT on the path: from tmp_path the command must still import this checkout's fedverify, not an editable
+    # install made from another one)
     assert by_file.returncode == 0 and "mine2025.c01" in by_file.stdout, by_file.stderr
     by_env = fedverify("list", "--paper", "mine2025", env={"FEDVERIFY_CHECKS": "mine2025.checks",
                                                              "PYTHONPATH": str(PLUGIN / "src")})

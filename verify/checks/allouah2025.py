@@ -48,6 +48,7 @@ from verify.fit import (
     power_law,
     rate_verdict,
 )
+from verify.checks import allouah2025_search as S
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
 
@@ -902,7 +903,7 @@ def composed_mironov_epsilon(rdp_step_curve: Callable[[np.ndarray], np.ndarray],
     return float(res.fun), float(res.x)
 
 
-@check("allouah2025.c10", C10_TITLE, "privacy", "holds")
+@check("allouah2025.c10", C10_TITLE, "privacy", "holds", space=S.C10_SPACE, objective=S.C10_OBJECTIVE)
 def c10_composition(ctx: Context, *, eps_fn: Callable[..., tuple[float, float]] = composed_mironov_epsilon) -> Result:
     """Spec C10 at n = 100, f = q = 10, sigma_cor^2 = sigma_ind^2 = 4, C = 1, delta = 1e-5, T = 1..1000: the
     accountant's eps(T) (T curves added, Lemma A.3 minimised) equals T e + 2 sqrt(T e L) to 1e-8, the doubling

@@ -28,6 +28,7 @@ from verify import figspec
 from verify.aggregators import AGGREGATORS
 from verify.aggregators.caf import CafIterationCapWarning, caf, caf_filter
 from verify.attacks.classic import alie
+from verify.checks import allouah2025_search as S
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
@@ -112,7 +113,7 @@ def _ratio_panel(title: str, curves: dict[str, np.ndarray], bound_label: str, re
 # C11: Proposition 4.1 on adversarial inputs
 # =====================================================================================================
 @check("allouah2025.c11", "Proposition 4.1: ||CAF - xbar_S||^2 <= kappa lambda_max(Cov_S) on adversarial inputs",
-       "bound", "holds")
+       "bound", "holds", space=S.CAF_SPACE, objective=S.C11_OBJECTIVE)
 def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9, count: int | None = None) -> Result:
     """Spec C11: exact-eigen CAF on the C11 suite; the bound at S = honest set for every instance and at every
     size-(n-f) subset when n <= 12, each within relative slack ``rtol`` (rounding)."""
@@ -173,7 +174,7 @@ def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9, 
 # C12: the intermediate step of Appendix B
 # =====================================================================================================
 @check("allouah2025.c12", "Appendix B: CAF's smallest top eigenvalue sigma*^2 <= 2n(n-f)/(n-2f)^2 lambda_max(Cov_S)",
-       "bound", "holds")
+       "bound", "holds", space=S.CAF_SPACE, objective=S.C12_OBJECTIVE)
 def c12_sigma_star(ctx: Context, *, theory: Bound = A.APP_B_SIGMA_STAR, rtol: float = 1e-9,
                    count: int | None = None) -> Result:
     """Spec C12 on the C11 suite: sigma*^2 (the smallest top eigenvalue over CAF's iterations) against
@@ -672,7 +673,7 @@ X01_JENSEN_LATEX = A.PROP_4_1_JENSEN_LATEX
 
 
 @check("allouah2025.x01", "Proposition 4.1's last proof step ('taking squares and using Jensen's inequality', weights "
-       "1/3, 2/3) yields at most kappa", "bound", "holds")
+       "1/3, 2/3) yields at most kappa", "bound", "holds", space=S.X01_SPACE, objective=S.X01_OBJECTIVE)
 def x01_proof_last_step(ctx: Context, *, theory: Bound = A.PROP_4_1_JENSEN, n_max: int = 400) -> Result:
     """Appendix B, last line of the proof of Proposition 4.1 (paper line 475): "We conclude by taking squares and
     using Jensen's inequality" on eq. (14), ||mu* - xbar_S|| <= sqrt(f/(n-f)) (a + b) sigma_S with a = 1,

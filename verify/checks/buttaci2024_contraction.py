@@ -17,6 +17,7 @@ import torch
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import fedavg, fedprox, perturbed, run_local_rounds
+from verify.checks import buttaci2024_search as S
 from verify.checks.buttaci2024_common import f64, run_quadratic, says, theorem_method
 from verify.engine import Context
 from verify.fit import (
@@ -266,7 +267,7 @@ C7_CLAIM = Claim(
 
 
 @check("buttaci2024.c07", "The relaxation chain lemma <= theorem before mu <= L <= theorem holds at the theorem steps",
-       "bound", "holds")
+       "bound", "holds", space=S.C07_SPACE, objective=S.C07_OBJECTIVE)
 def c07_relaxation_chain(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(1e-4, 1e-2, 0.25, 1.0),
                          Es=(1, 2, 5, 10, 100), betas=(0.1, 0.5, 0.9), alphas=(0.0, 0.1, 1.0, 10.0)) -> Result:
     """Spec C7 on C6's grid, L = 1, each method at its theorem step."""
@@ -438,7 +439,7 @@ C9_CLAIM = Claim(
 
 
 @check("buttaci2024.c09", "Observed per-round contraction vs lemma and theorem factors for the three methods (SC-Q2)",
-       "bound", "holds")
+       "bound", "holds", space=S.C09_SPACE, objective=S.C09_OBJECTIVE)
 def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 2, 5, 10, 20), alpha: float = 1.0,
                              beta: float = 0.5, sigma2: float = 0.09, T: int = 30, snr: float = 10.0) -> Result:
     """Spec C9: SC-Q2 (d = 4, C = 5, mu = 0.5, L = 2). Exact rho(M) for FedAvg, FedProx (alpha = 1) and ours

@@ -22,6 +22,7 @@ import numpy as np
 from analytic import pep
 from analytic.papers import buttaci2024 as B
 from verify import figspec
+from verify.checks import buttaci2024_search as S
 from verify.checks.buttaci2024_common import says
 from verify.engine import Context
 from verify.fit import apply_assumptions, bracket_verdict, combine, deterministic_verdict, identity_verdict
@@ -72,7 +73,8 @@ X01_CLAIM = Claim(
 
 
 @check("buttaci2024.x01", "PEPit (mu/L in {0.9, 0.25, 0.01}, E <= 4; theorem steps): the "
-       "lemma and theorem factors bound the worst-case round contraction, loosely", "bound", "holds")
+       "lemma and theorem factors bound the worst-case round contraction, loosely", "bound", "holds",
+       space=S.X01_SPACE, objective=S.X01_OBJECTIVE)
 def x01_pep_certification(ctx: Context, *, factors: dict = B.FACTORS, L: float = 1.0, mu_over_L=(0.25, 0.01),
                           Es=(1, 2, 4), alpha: float = 1.0, betas=(0.5, 0.9), loose_rounds_ratio: float = 1.5,
                           regime_points=((0.9, 4),), closed_form_points=((0.9, 10), (1.0, 50)),

@@ -47,6 +47,7 @@ from verify.fit import (
     ratio_of_means_verdict,
     slope_fit,
 )
+from verify.checks import dutta2023_search as S
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 
@@ -85,7 +86,7 @@ def _redundancy_assumption(ctx: Context, inst, f: int) -> Assumption:
 # C10: deterministic, within hypotheses
 # =========================================================================================================
 @check("dutta2023.c10", "Theorem 1 with exact gradients: e_k <= (1 - alpha mu T/36)^k e_0 under every attack",
-       "bound", "holds")
+       "bound", "holds", space=S.C10_SPACE, objective=S.C10_OBJECTIVE)
 def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=(0, 2, 5, 8, 10), Ts=(1, 3),
                       attacks=("A1", "A2", "A3", "A4", "A5", "A6"), rounds: int | None = None,
                       rtol: float = 1e-9, atol: float = 1e-12) -> Result:

@@ -53,6 +53,7 @@ from verify.fit import (
     rate_verdict,
 )
 from verify.problems.mixed_regression import effective_clients, pareto_sizes
+from verify.checks import su2022_search as SEARCH
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result
 
@@ -160,7 +161,8 @@ def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 
     )
 
 
-@check("su2022.c21", "Theorem 2's basin: from any start within (sqrt(alpha/beta)/3) Delta Phase 2 succeeds", "bound", "holds")
+@check("su2022.c21", "Theorem 2's basin: from any start within (sqrt(alpha/beta)/3) Delta Phase 2 succeeds", "bound", "holds",
+       space=SEARCH.C21_SPACE, objective=SEARCH.C21_OBJECTIVE)
 def c21_basin(ctx: Context, *, theory: Bound = S.BASIN_RADIUS, radii=(0.1, 0.2, 1 / 3, 0.5, 0.7, 0.9), clients: int = 100,
               tail: float = 2.0, rounds: int = 60, threshold: float = 0.85) -> Result:
     """Spec C21: starts theta*_j + r u_j (random directions) for r in radii; within the Lemma-10 radius

@@ -31,6 +31,7 @@ from verify.fit import (
     slope_fit,
 )
 from verify.problems.points import clustered_points, planted_means, random_unit
+from verify.checks import werner2023_search as SEARCH
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 
@@ -256,7 +257,8 @@ def c12_geometric_convergence(ctx: Context, *, contraction_bound: float = 1 - DE
     )
 
 
-@check("werner2023.c13", "Byzantine robustness (Definition 1): excess error <= beta sigma Delta", "bound", "holds")
+@check("werner2023.c13", "Byzantine robustness (Definition 1): excess error <= beta sigma Delta", "bound", "holds",
+       space=SEARCH.C13_SPACE, objective=SEARCH.C13_OBJECTIVE)
 def c13_byzantine_robustness(ctx: Context, *, theory: Bound = W.BYZANTINE_TERM, fixed_point=W.edge_attack_excess,
                              bs=(0, 4, 8, 16, 32), breakdown_bs=(40, 48, 56, 64), n: int = 64, Delta: float = 64.0,
                              steps: int = 100) -> Result:

@@ -24,6 +24,7 @@ from analytic.constants.clustering import (
 from analytic.papers import werner2023 as W
 from verify import figspec
 from verify.algorithms.clustering_baselines import baseline
+from verify.checks import werner2023_search as S
 from verify.engine import Context
 from verify.fit import apply_assumptions, combine, deterministic_verdict
 from verify.problems.base import at_cluster_models
@@ -57,7 +58,7 @@ def _np(t) -> np.ndarray:
 
 
 @check("werner2023.c17", "Lemma 1, eq. (18): A^2 <= (2L/mu)^2 for strongly convex quadratics with shared cluster optima",
-       "bound", "holds")
+       "bound", "holds", space=S.C17_SPACE, objective=S.C17_OBJECTIVE)
 def c17_lemma1_a(ctx: Context, *, theory: Bound = W.LEMMA_1_A2, kappas=(2.0, 10.0), points: int = 10_000) -> Result:
     """Spec 6.4 check 17: random quadratics with spectra in [mu, L], mu = 1, L in {2, 10}, d = 5, K = 3,
     n_i = 4. The exact A^2 (generalised eigenproblem) of every instance must be <= theory(L, mu); the
@@ -152,7 +153,7 @@ def _c18_erratum(fails_random: int, n_random: int):
 
 
 @check("werner2023.c18", "Lemma 1, eq. (19): the max-form of Delta fails; the pairwise bound the proof gives holds",
-       "erratum", "violated")
+       "erratum", "violated", space=S.C18_SPACE, objective=S.C18_OBJECTIVE)
 def c18_lemma1_separation(ctx: Context, *, claimed: Bound = W.LEMMA_1_MAX_FORM, corrected: Bound = W.LEMMA_1_PAIRWISE,
                           kappas=(2.0, 10.0), points: int = 2000) -> Result:
     """Spec 6.4 check 18 and section 7 (A1). With D^2 = 2(1 + (L/mu)^2), the exact
