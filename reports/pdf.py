@@ -4,11 +4,13 @@
 (:mod:`reports.figures`) into a temporary build directory, writes one typst source there,
 compiles it with the ``typst`` package and moves the PDF atomically to ``out``.
 
-Layout: a front page (title, date, how to read the report, a table of every check), one
-section per check (claim and source, formula, figure, fit, assumptions, observed and
-predicted numbers, verdict and explanation, finding), with an errata ledger (one page per
-paper: the confirmed errata with their five fields, then the remarks) after the front table, and
-the environment the results were produced in.
+Layout: a front page (title, date, how to read the report, verdicts and tight / loose / vacuous
+counts per paper), a table of contents, one page per paper "What the checks found" (in the paper's
+own numbering: the confirmed errata with their five fields, remarks and discrepancies, and every
+holds that is loose or vacuous), the table of every check (findings first), then one chapter per
+paper whose check sections flow on without page breaks (claim and source, formula, figure, fit,
+how hard it was tested, assumptions, observed and predicted numbers, verdict and explanation,
+finding), and the environment the results were produced in.
 
 Nothing from a Result reaches the typst source unescaped (:func:`reports.typst_markup.escape`);
 formulas travel as string literals evaluated in math mode. If the document still fails to
@@ -464,11 +466,26 @@ def _summary_line(results: list[Result]) -> str:
     return s
 
 
+def paper_ref(r: Result) -> str:
+    """The claim's place in the paper (``Lemma 1, eq. (18)``): its source without the paper key in front."""
+    src = (r.claim.source or "").strip()
+    if src.lower().startswith(r.paper.lower()):
+        src = src[len(r.paper):].lstrip(" ,:;")
+    return one_line(src.split(";")[0].strip() or r.title, 70)
+
+
+def _has_finding(r: Result) -> bool:
+    return bool(r.finding) or r.tightness in ("loose", "vacuous")
+
+
 def _front_table(results: list[Result]) -> str:
     rows = []
-    for i, r in enumerate(results):
+    order = sorted(range(len(results)), key=lambda i: not _has_finding(results[i]))  # stable: findings first
+    for i in order:
+        r = results[i]
         rows.append([
             f"#link(<{_label(i)}>)[{escape(one_line(r.id, 40))}]",
+            escape(paper_ref(r)),
             escape(one_line(r.title, 160)),
             escape(one_line(r.kind, 16)),
             _verdict_cell(r),
@@ -476,13 +493,13 @@ def _front_table(results: list[Result]) -> str:
             check_mark(r.as_expected),
             escape(fmt_duration(_wall(r))),
         ])
-    return table(["id", "title", "kind", "verdict", "expected", "as exp.", "wall time"], rows,
-                 columns=["auto", "1fr", "auto", "auto", "auto", "auto", "auto"],
-                 align=["left", "left", "left", "left", "left", "center", "right"], size="8.5pt")
+    return table(["check", "paper ref.", "title", "kind", "verdict", "expected", "as exp.", "wall time"], rows,
+                 columns=["auto", "0.7fr", "1.3fr", "auto", "auto", "auto", "auto", "auto"],
+                 align=["left", "left", "left", "left", "left", "left", "center", "right"], size="8pt")
 
 
 def _ledger(results: list[Result]) -> str:
-    """The errata ledger: one page per paper, before the chapters. First each confirmed erratum
+    """What the checks found: one page per paper, before the chapters. First each confirmed erratum
     (verdict violated, finding of kind erratum) with its five fields, then every discrepancy and
     remark, each labelled as such."""
     pages = []
@@ -492,23 +509,27 @@ def _ledger(results: list[Result]) -> str:
         others = [(i, r) for i, r in rs if r.finding and (i, r) not in errata]
         weak = [(i, r) for i, r in rs if r.tightness in ("loose", "vacuous")]
         title = (rs[0][1].paper_info or {}).get("title") or key
-        out = [f"= Errata ledger: {escape(one_line(title, 120))}", f"#note[key {escape(key)}]"]
+        out = [f"= What the checks found: {escape(one_line(title, 120))}",
+               f"#note[key {escape(key)}; each entry names the paper's theorem, lemma, equation or figure, then the "
+               "check that tested it]"]
         if not errata and not others:
             out.append("#note[No check of this paper confirmed an erratum or recorded a remark.]")
         if errata:
             out.append(f"#part[Errata confirmed ({len(errata)})]")
         for i, r in errata:
-            out.append(f"#block(breakable: true, below: 1em)[#link(<{_label(i)}>)[#strong[{escape(r.id)}]] — "
+            out.append(f"#block(breakable: true, below: 1em)[#strong[{escape(paper_ref(r))}] "
+                       f"#note[(#link(<{_label(i)}>)[{escape(r.id)}])] — "
                        f"{escape(one_line(r.title, 200))}\n\n" + _finding_markup(r.finding) + "]")
         if others:
             out.append(f"#part[Remarks and discrepancies: not errata ({len(others)})]")
         for i, r in others:
-            out.append(f"#block(breakable: true, below: 0.8em)[#link(<{_label(i)}>)[#strong[{escape(r.id)}]] "
-                       f"{verdict_badge(r.verdict)} — " + _finding_markup(r.finding) + "]")
+            out.append(f"#block(breakable: true, below: 0.8em)[#strong[{escape(paper_ref(r))}] "
+                       f"#note[(#link(<{_label(i)}>)[{escape(r.id)}])] "
+                       f"{_verdict_cell(r)} — " + _finding_markup(r.finding) + "]")
         if weak:
             out.append(f"#part[Holds, but loose or vacuous ({len(weak)})]")
-            out.append(table(["check", "claim", "tightness", "how far"],
-                             [[f"#link(<{_label(i)}>)[{escape(r.id)}]", escape(one_line(r.claim.source or r.title, 90)),
+            out.append(table(["paper ref.", "check", "tightness", "how far"],
+                             [[escape(paper_ref(r)), f"#link(<{_label(i)}>)[{escape(r.id)}]",
                                escape(r.tightness), escape(strength_sentence(r))] for i, r in weak],
                              columns=["auto", "1fr", "auto", "1fr"], align=["left"] * 4, size="8.5pt"))
         pages.append("\n\n".join(out))
@@ -599,17 +620,25 @@ def _front(results: list[Result], built: str, paper: str | None, results_dir: Pa
     if unreadable:
         out.append(f"#note[{escape(str(len(unreadable)))} result file(s) could not be read; see Environment.]")
     out.append(_papers_table(results))  # per paper: verdicts and how many holds are tight / loose / vacuous
-    out.append(_front_table(results))
+    out.append("#pagebreak(weak: true)\n\n#outline(title: [Contents], depth: 1, indent: auto)")
     out.append("#pagebreak(weak: true)\n\n" + _ledger(results))
+    out.append("#pagebreak(weak: true)\n\n= Every check at a glance\n\n#note[Checks with a finding first (errata, "
+               "remarks, loose or vacuous bounds), then the others; each row links to its section.]")
+    out.append(_front_table(results))
     return "\n\n".join(out)
 
 
-def render_document(sections: list[str], header_right: str) -> str:
+CHECK_SEPARATOR = "\n\n#v(0.6em)\n#line(length: 100%, stroke: 0.4pt + luma(80%))\n#v(0.2em)\n\n"
+
+
+def render_document(sections: list[str], header_right: str, flow: set[int] | frozenset = frozenset()) -> str:
+    """The typst document: sections separated by a page break, except those whose index is in ``flow``,
+    which follow the previous section after a thin rule (the checks of one paper flow on)."""
     style = STYLE.replace("__HEADER_RIGHT__", header_right)
-    return (
-        '#set document(title: "fedverify report")\n' + PREAMBLE + style + "\n"
-        + "\n\n#pagebreak(weak: true)\n\n".join(sections) + "\n"
-    )
+    body = sections[0] if sections else ""
+    for k, sec in enumerate(sections[1:], start=1):
+        body += (CHECK_SEPARATOR if k in flow else "\n\n#pagebreak(weak: true)\n\n") + sec
+    return '#set document(title: "fedverify report")\n' + PREAMBLE + style + "\n" + body + "\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -703,12 +732,15 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
 
         front = _front(results, built, paper, results_dir, unreadable)
         checks: list[str] = []
+        flow: set[int] = set()  # section indices that follow on the same page (a paper's checks after its first)
         current = None
         for i, r in enumerate(results):
             sec = _check_section(i, r, assets[i])
             if r.paper != current:
                 current = r.paper
                 sec = _paper_intro(r) + sec
+            else:
+                flow.add(1 + i)  # sections[0] is the front matter
             checks.append(sec)
         env = _env_section(results, results_dir, built, unreadable)
         header_right = escape(built)
@@ -717,12 +749,12 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
 
         searched = search_section(results_dir, paper)
         sections = [front, *checks, *([searched] if searched else []), env]
-        source = render_document(sections, header_right)
+        source = render_document(sections, header_right, flow)
         try:
             pdf = _compile(source, build, timestamp=ts)
         except Exception as first_error:  # noqa: BLE001 - isolate the offending sections
             sections = _repair(sections, results, assets, build, header_right)
-            source = render_document(sections, header_right)
+            source = render_document(sections, header_right, flow)
             try:
                 pdf = _compile(source, build, timestamp=ts)
             except Exception as e:  # noqa: BLE001

@@ -217,7 +217,7 @@ def test_report_text_has_ids_verdicts_and_notes(built):
     for word in ("holds", "violated", "inconclusive", "reproduced", "not_reproduced"):
         assert word in flat
     assert "How to read this report" in flat
-    assert "Errata ledger" in flat and "Environment" in flat
+    assert "What the checks found" in flat and "Environment" in flat and "Contents" in flat
     assert "figure failed: RuntimeError: exploded on purpose <#>" in flat
     assert "Lemma 2 holds only with constant 4" in flat
     # the ledger: the erratum with its five fields, the violated planted bound as a discrepancy
