@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from reports.typst_markup import (
+    flatten_mapping,
+    record_tables,
     check_mark,
     escape,
     one_line,
@@ -245,7 +247,22 @@ _FIT_LABELS = {
     "constant": "fitted constant",
     "intercept": "intercept",
     "r2": "R²",
+    "worst_ratio": "worst observed/bound",
+    "max_rel_error": "largest relative error",
+    "max_abs_error": "largest absolute error",
+    "rtol": "relative tolerance",
+    "atol": "absolute tolerance",
+    "rate": "contraction per step",
+    "rate_ci": "contraction CI",
+    "fitted_constant": "observed/theory at the worst point",
+    "bound_local_slope_range": "theory's local slope on the grid",
+    "max_abs_z": "largest |estimate - expected| in SE",
+    "worst_z": "worst (estimate - bound) in SE",
+    "violations": "points on the wrong side",
 }
+#: bookkeeping of the verdict rules, not quantities a reader needs (they stay in the JSON)
+_FIT_HIDDEN = {"side", "level", "n_boot", "violation_level", "intercept", "theory", "count", "z", "slope_log10",
+               "deterministic", "claim_verdict"}
 
 
 def _fit_rows(fit: dict) -> list[tuple[str, str]]:
@@ -255,7 +272,7 @@ def _fit_rows(fit: dict) -> list[tuple[str, str]]:
     rows = []
     keys = list(fit)
     order = [k for k in ("slope", "predicted_exponent", "tolerance", "tight") if k in fit]
-    order += [k for k in keys if k not in order and k != "slope_ci"]
+    order += [k for k in keys if k not in order and k != "slope_ci" and k not in _FIT_HIDDEN]
     if "slope_ci" in fit and "slope" not in fit:
         order.insert(0, "slope_ci")
     for k in order:
@@ -273,8 +290,8 @@ def _fit_rows(fit: dict) -> list[tuple[str, str]]:
         elif k.endswith("_ci") and isinstance(v, (list, tuple)) and len(v) == 2:
             rows.append((k.replace("_", " "), f"{fmt_num(v[0])} … {fmt_num(v[1])}"))
         elif isinstance(v, dict):
-            for k2, v2 in list(v.items())[:6]:
-                rows.append((f"{k}.{k2}", fmt_value(v2)))
+            for k2, v2 in flatten_mapping(v, prefix=_FIT_LABELS.get(k, k.replace("_", " "))):
+                rows.append((k2, fmt_value(v2)))
         else:
             rows.append((_FIT_LABELS.get(k, k.replace("_", " ")), fmt_value(v)))
     if len(rows) > 16:
@@ -399,6 +416,7 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
                          align=["left", "right", "left", "center", "left"], size="8.5pt"))
 
     obs, pred = summarise_mapping(r.observed), summarise_mapping(r.predicted)
+    records = record_tables(r.observed) + record_tables(r.predicted)
     if obs or pred:
         out.append("#part[Observed and predicted]")
         cols = []
@@ -410,6 +428,10 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
             out.append("#grid(columns: (1fr, 1fr), gutter: 10pt,\n[" + cols[0] + "],\n[" + cols[1] + "])")
         else:
             out.append(cols[0])
+    for name, header, rows in records:
+        out.append(f"#note[{escape(name.replace('_', ' '))}]")
+        out.append(table([escape(h.replace("_", " ")) for h in header], [[escape(c) for c in row] for row in rows],
+                         size="8pt"))
 
     strength = _strength_rows(r)
     if strength:

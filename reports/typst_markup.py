@@ -182,8 +182,8 @@ def fmt_value(v: Any) -> str:
         return fmt_num(v)
     if isinstance(v, str):
         return _truncate(v)
-    if isinstance(v, Mapping):
-        return f"{{{len(v)} entries}}"
+    if isinstance(v, Mapping):  # callers flatten mappings into rows; one left here is deeper than a table shows
+        return "(nested: in the Result's JSON)"
     if isinstance(v, (Sequence, np.ndarray)) and not isinstance(v, (bytes, bytearray)):
         if len(v) == 0:
             return "[]"
@@ -203,26 +203,66 @@ def fmt_value(v: Any) -> str:
             x is None or isinstance(x, (str, int, float, bool, np.generic)) for x in v
         ):
             return _truncate("[" + ", ".join(fmt_value(x) for x in v) + "]")
-        return f"{len(v)} items"
+        if _is_records(v):
+            return f"{len(v)} records (in the Result's JSON)"
+        return _truncate("[" + ", ".join(fmt_value(x) for x in list(v)[:_SHORT_LIST]) + (", …]" if len(v) > _SHORT_LIST else "]"))
     return _truncate(repr(v))
 
 
-def summarise_mapping(d: Mapping | None, max_entries: int = 12) -> list[tuple[str, str]]:
-    """Rows ``(key, value)`` of plain text for a dict of observed or predicted numbers.
+def _is_records(v: Any) -> bool:
+    """A list of dicts (one per configuration, attack, seed ...): shown as its own table (:func:`record_tables`)."""
+    return isinstance(v, (list, tuple)) and len(v) > 0 and all(isinstance(x, Mapping) for x in v)
 
-    Nested mappings are flattened one level (``ci.lo``); at most ``max_entries`` rows are
-    returned, the last one saying how many were left out.
+
+def _label(key: str) -> str:
+    return str(key).replace("_", " ")
+
+
+def flatten_mapping(d: Mapping, prefix: str = "", depth: int = 3) -> list[tuple[str, Any]]:
+    """``(name, value)`` pairs of a nested mapping, each nested key its own row (``ci · lo``), down to
+    ``depth`` levels; lists of records are left to :func:`record_tables`."""
+    out: list[tuple[str, Any]] = []
+    for k, v in d.items():
+        name = f"{prefix} · {_label(k)}" if prefix else _label(k)
+        if isinstance(v, Mapping) and v and depth > 1:
+            out += flatten_mapping(v, name, depth - 1)
+        elif not _is_records(v):
+            out.append((name, v))
+    return out
+
+
+def record_tables(d: Mapping | None, max_rows: int = 12, max_cols: int = 8) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Each list of records in ``d`` as ``(name, header, rows)`` of plain text: the columns are the records'
+    scalar keys (at most ``max_cols``), at most ``max_rows`` rows (the last one says how many were left out)."""
+    out = []
+    for k, v in (d or {}).items():
+        if not _is_records(v):
+            continue
+        cols: list[str] = []
+        for rec in v:
+            for c, x in rec.items():
+                if c not in cols and not isinstance(x, (Mapping, list, tuple)):
+                    cols.append(str(c))
+        cols = cols[:max_cols]
+        rows = [[fmt_value(rec.get(c)) for c in cols] for rec in v[:max_rows]]
+        if len(v) > max_rows:
+            rows.append(["…"] + [f"{len(v) - max_rows} more in the Result's JSON"] + [""] * (len(cols) - 2))
+        if cols:
+            out.append((str(k), cols, rows))
+    return out
+
+
+def summarise_mapping(d: Mapping | None, max_entries: int = 16) -> list[tuple[str, str]]:
+    """Rows ``(name, value)`` of plain text for a dict of observed or predicted numbers.
+
+    Nested mappings become their own rows (``ci · lo``); lists of records are tables of their own
+    (:func:`record_tables`); at most ``max_entries`` rows are returned, the last one saying how many
+    were left out.
     """
     if not d:
         return []
-    flat: list[tuple[str, Any]] = []
-    for k, v in d.items():
-        if isinstance(v, Mapping) and v:
-            for k2, v2 in v.items():
-                flat.append((f"{k}.{k2}", v2))
-        else:
-            flat.append((str(k), v))
-    rows = [(one_line(k, 32), fmt_value(v)) for k, v in flat[:max_entries]]
+    flat = flatten_mapping(d)
+    rows = [(one_line(k, 40), fmt_value(v)) for k, v in flat[:max_entries]]
     if len(flat) > max_entries:
         rows[-1] = ("…", f"{len(flat) - max_entries + 1} more entries not shown")
     return rows

@@ -450,10 +450,14 @@ def identity_verdict(observed, expected, rtol: float, atol=0.0) -> tuple[Verdict
         return Verdict.INCONCLUSIVE, {"max_abs_error": float("nan"), "max_rel_error": float("nan"), "rtol": rtol,
                                       "atol": atol, "reason": "non-finite observed value or tolerance"}
     ok = bool(np.all(err <= atol + rtol * np.abs(e)))
-    with np.errstate(divide="ignore", invalid="ignore"):  # expected 0: relative error is 0 or inf
-        rel = np.where(err == 0, 0.0, err / np.abs(e))
+    # a relative error is defined where the expected value is not 0 (an exact 0 matched exactly counts as 0):
+    # an expected 0 met by 1e-16 is an absolute error, not an infinite relative one
+    defined = (e != 0) | (err == 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(err == 0, 0.0, err / np.abs(np.where(e != 0, e, 1.0)))[defined]
+    rel = rel if rel.size else np.array([float("nan")])
     v = Verdict.HOLDS if ok else Verdict.VIOLATED
-    if np.max(rtol) > 0:
+    if np.max(rtol) > 0 and np.isfinite(rel.max()):
         rt = float(np.max(rtol))
         _tolerance_strength("identity", v, "relative_error", float(rel.max()), rt,
                             f"max relative error {rel.max():.3g} against the tolerance {rt:.3g}")
@@ -463,7 +467,8 @@ def identity_verdict(observed, expected, rtol: float, atol=0.0) -> tuple[Verdict
                             f"max absolute error {err.max():.3g} against the tolerance {tol:.3g}")
     return v, {
         "max_abs_error": float(err.max()),
-        "max_rel_error": float(rel.max()),
+        "max_rel_error": float(rel.max()),  # over the points where it is defined (expected value not 0)
+        "expected_zero_points": int(np.sum(~defined)),
         "rtol": rtol,
         "atol": atol,
     }

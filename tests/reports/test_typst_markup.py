@@ -147,10 +147,11 @@ def test_fmt_value_summarises_long_lists():
     assert fmt_value([1.0, float("nan")] * 5) == "10 values, 1…1 (5 not finite)"
     assert fmt_value(np.ones((30, 12))) == "30×12 array, 1…1"
     assert fmt_value([]) == "[]"
-    assert fmt_value({"a": 1}) == "{1 entries}"
+    assert fmt_value({"a": 1}) == "(nested: in the Result's JSON)"  # tables flatten mappings before this
     assert fmt_value("x" * 500).endswith("…") and len(fmt_value("x" * 500)) <= 120
     assert fmt_value(["a", "b"]) == "[a, b]"
-    assert fmt_value([[1, 2], [3]]) == "2 items"  # ragged
+    assert fmt_value([[1, 2], [3]]) == "[[1, 2], [3]]"  # ragged: its values, never a bare count
+    assert fmt_value([{"f": 1}, {"f": 2}]) == "2 records (in the Result's JSON)"
 
 
 def test_summarise_mapping_caps_entries_and_flattens():
@@ -158,9 +159,19 @@ def test_summarise_mapping_caps_entries_and_flattens():
     rows = summarise_mapping(d, max_entries=12)
     assert len(rows) == 12
     assert rows[-1] == ("…", "9 more entries not shown")
-    rows = summarise_mapping({"ci": {"lo": 0.1, "hi": 0.2}, "T": [1, 10, 100]})
-    assert rows == [("ci.lo", "0.1"), ("ci.hi", "0.2"), ("T", "[1, 10, 100]")]
+    rows = summarise_mapping({"ci": {"lo": 0.1, "hi": 0.2}, "T": [1, 10, 100], "deep": {"a": {"b": 3}}})
+    assert rows == [("ci · lo", "0.1"), ("ci · hi", "0.2"), ("T", "[1, 10, 100]"), ("deep · a · b", "3")]
     assert summarise_mapping({}) == [] and summarise_mapping(None) == []
+
+
+def test_lists_of_records_become_tables_of_their_own():
+    from reports.typst_markup import record_tables
+
+    d = {"configs": [{"f": 2, "attack": "ALIE", "final": 1e-3, "trace": [1, 2]}, {"f": 5, "attack": "A6"}], "x": 1}
+    assert summarise_mapping(d) == [("x", "1")]
+    [(name, header, rows)] = record_tables(d)
+    assert name == "configs" and header == ["f", "attack", "final"]
+    assert rows == [["2", "ALIE", "0.001"], ["5", "A6", "None"]] or rows[1][2] in ("—", "None")
 
 
 def test_table_rejects_ragged_rows_and_compiles():

@@ -212,7 +212,8 @@ def test_monte_carlo_and_exact_variants():
     assert proportion_verdict(1, 2, 0.5)[0] == Verdict.INCONCLUSIVE
     assert exact_zero_verdict(0.0)[0] == Verdict.HOLDS and exact_zero_verdict(1e-9)[0] == Verdict.VIOLATED
     v, d = identity_verdict([0.0, 1e-3], [0.0, 0.0], rtol=1e-3)  # expected 0: no overflow warning
-    assert v == Verdict.VIOLATED and d["max_rel_error"] == float("inf")
+    assert v == Verdict.VIOLATED and d["max_abs_error"] == 1e-3 and d["expected_zero_points"] == 1
+    assert d["max_rel_error"] == 0.0  # defined only where the expected value is not 0: never inf
 
 
 def test_bound_verdict_reads_the_kind_of_a_bound():
