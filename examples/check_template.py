@@ -38,13 +38,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from analytic.bounds import Bound
-from analytic.papers import Paper
-from verify import figspec
-from verify.engine import Context
-from verify.fit import apply_assumptions, bound_verdict, combine, rate_verdict
-from verify.registry import check, register_paper, result_for
-from verify.result import Assumption, Claim, Result
+from verify.api import (Assumption, Bound, Claim, Context, Paper, Result, apply_assumptions, bound_verdict, check,
+                        combine, figspec, rate_verdict, register_paper, result_for)
 
 PAPER = register_paper(Paper(
     key="template2025", title="Check template: the error of a sample mean", authors="fedverify",

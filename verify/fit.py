@@ -569,17 +569,43 @@ def apply_assumptions(verdict: Verdict, assumptions: Iterable[Assumption]) -> Ve
     return Verdict.INCONCLUSIVE if any(not a.held for a in assumptions) else verdict
 
 
-def geometric_rate_verdict(steps, errors, limit: float, side: Side = "upper", *, level: float = DEFAULT_LEVEL,
+def geometric_rate_verdict(steps, errors, limit, side: Side | None = None, *, values: dict | None = None,
+                           window: tuple[float, float] | None = None, tol: float = 0.0, level: float = DEFAULT_LEVEL,
                            n_boot: int = DEFAULT_BOOT, rng=None, deterministic: bool = False) -> tuple[Verdict, dict]:
-    """'errors ~ C r^l with r <= limit' (side upper; lower: r >= limit), from a semilog fit of the
-    replicate mean ``errors [R, L]`` against the steps, with a bootstrap CI of r (``deterministic``:
-    one exact curve, whose rate is known exactly)."""
+    """'errors ~ C r^k with r <= limit' (upper; lower: r >= limit), from a semilog fit of the replicate
+    mean ``errors [R, L]`` against the steps, with a bootstrap CI of r (``deterministic``: one exact curve).
+
+    ``limit`` is the stated contraction per step: a :class:`Bound` evaluated at ``values`` (its kind gives
+    the side; ``tight`` and ``exact`` must also be matched from below: r >= limit - tol, so a rate loose by
+    a square, r = limit^2, is violated) or a plain number with ``side`` (upper by default). ``window``
+    = (first, last) step of the fit: leave out the transient before it and the floor after it (a run that
+    reached machine precision contracts no more, which would make any rate look slower)."""
+    tight = False
+    if isinstance(limit, Bound):
+        if side is not None:
+            raise ValueError(f"side: the kind of {limit.name!r} ({limit.kind}) decides the side; do not pass one")
+        side, tight = side_of(limit)
+        limit = float(np.asarray(limit(**(values or {})), dtype=float))
+    elif values is not None:
+        raise ValueError("values: only a Bound is evaluated at values")
+    side = side or "upper"
+    steps = np.asarray(steps, dtype=float)
+    errors = np.atleast_2d(np.asarray(errors, dtype=float))
+    if window is not None:
+        keep = (steps >= window[0]) & (steps <= window[1])
+        if keep.sum() < 2:
+            raise ValueError(f"window: {window} keeps {int(keep.sum())} steps; a rate needs at least 2")
+        steps, errors = steps[keep], errors[:, keep]
     f = slope_fit(steps, errors, log_x=False, level=level, n_boot=n_boot, rng=rng, deterministic=deterministic)
     lo, hi = 10 ** f.lo, 10 ** f.hi
-    v = interval_verdict(lo, hi, limit, side)
+    parts = [interval_verdict(lo, hi, limit, side)]
+    if tight:
+        parts.append(interval_verdict(lo, hi, limit - tol, "lower"))
+    v = combine(parts)
     _threshold_strength("geometric_rate", v, 10 ** f.slope, lo, hi, lo, hi, limit, side)
-    return v, {"rate": 10 ** f.slope, "rate_ci": [lo, hi], "slope_log10": f.slope,
-                                                   "limit": limit, "side": side, "level": level}
+    return v, {"rate": 10 ** f.slope, "rate_ci": [lo, hi], "slope_log10": f.slope, "limit": limit, "side": side,
+               "tight": tight, "tolerance": tol, "window": None if window is None else [float(w) for w in window],
+               "level": level}
 
 
 def proportion_verdict(k: int, n: int, threshold: float, side: Side = "lower",

@@ -230,3 +230,28 @@ def test_bound_verdict_reads_the_kind_of_a_bound():
     assert bound_verdict(Y, Bound("lower 3/n", 3 / n, "lower"), values={"n": X}, rng=0)[0] == Verdict.VIOLATED
     with pytest.raises(ValueError, match="side"):
         bound_verdict(Y, Bound("upper 3/n", 3 / n, "upper"), side="lower", values={"n": X})
+
+
+def test_geometric_rate_takes_a_bound_and_a_window():
+    """A textbook rate loose by a square (true r = q^2, stated q) holds as an upper Bound but is violated as a tight
+    one; a window leaves out the floor a converged run sits on."""
+    import sympy as sp
+
+    from analytic.bounds import Bound
+    from verify.fit import geometric_rate_verdict
+
+    q = sp.Symbol("q", positive=True)
+    k = np.arange(40.0)
+    err = np.maximum(0.81 ** k, 1e-3)[None, :]  # true rate 0.81 = 0.9^2, then a floor from step 33
+    upper, tight = Bound("rate", q, "upper"), Bound("rate", q, "tight")
+    assert geometric_rate_verdict(k, err, upper, values={"q": 0.9}, window=(0, 30), deterministic=True)[0] == Verdict.HOLDS
+    v, info = geometric_rate_verdict(k, err, tight, values={"q": 0.9}, window=(0, 30), tol=0.02, deterministic=True)
+    assert v == Verdict.VIOLATED and info["tight"] and abs(info["rate"] - 0.81) < 1e-9
+    assert geometric_rate_verdict(k, err, tight, values={"q": 0.81}, window=(0, 30), tol=0.02,
+                                  deterministic=True)[0] == Verdict.HOLDS
+    # without the window the floor drags the fitted rate above the truth
+    assert geometric_rate_verdict(k, err, upper, values={"q": 0.81}, deterministic=True)[1]["rate"] > 0.82
+    with pytest.raises(ValueError, match="window"):
+        geometric_rate_verdict(k, err, upper, values={"q": 0.9}, window=(100, 200))
+    with pytest.raises(ValueError, match="side"):
+        geometric_rate_verdict(k, err, upper, "lower", values={"q": 0.9})

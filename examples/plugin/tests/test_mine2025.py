@@ -2,8 +2,7 @@
 from mine2025.checks import c01_gd_contraction
 from mine2025.theory import L, THEOREM_1, k, mu
 
-from analytic.bounds import Bound
-from verify.testing import CheckContract
+from verify.api import Bound, CheckContract
 
 
 class TestTheorem1(CheckContract):

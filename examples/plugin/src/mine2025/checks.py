@@ -21,15 +21,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from analytic.bounds import Bound
 from mine2025.theory import PAPER, THEOREM_1
-from verify import figspec
-from verify.engine import Context
-from verify.fit import apply_assumptions, bound_verdict
-from verify.registry import check, register_paper, result_for
-from verify.result import Assumption, Claim, Result
-from verify.search import Objective
-from verify.testing import planted_quadratic
+from verify.api import (Assumption, Bound, Claim, Context, Objective, Result, apply_assumptions, bound_verdict, check,
+                        figspec, planted_quadratic, register_paper, result_for)
 
 register_paper(PAPER)
 

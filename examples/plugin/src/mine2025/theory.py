@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from analytic.bounds import Bound
-from analytic.papers import Paper
+from verify.api import Bound, Paper
 
 PAPER = Paper(
     key="mine2025",
