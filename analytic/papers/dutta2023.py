@@ -68,6 +68,19 @@ THEOREM_1 = Bound(
           "+ (72 cal(T) sigma^2 f)/(mu |cal(H)|)",
 )
 
+#: Theorem 1 with exact gradients (sigma = 0) read as a rate: e_k <= rho_bd^k e_0 for every k >= 1 is the same statement
+#: as -ln(e_k/e_0)/k >= -ln(1 - alpha mu T/36), the bound's per-round log-contraction (a lower bound on the measured one).
+THEOREM_1_LOG_RATE = Bound(
+    name="Theorem 1 (sigma = 0): per-round log-contraction",
+    expr=-sp.log(RHO_BOUND),
+    kind="lower",
+    statement=("With exact gradients eq. (10) reads e_k <= (1 - alpha mu T/36)^k e_0 at every round k, i.e. the average "
+               "log-contraction -ln(e_k/e_0)/k is at least -ln(1 - alpha mu T/36)."),
+    source="dutta2023, Theorem 1, eq. (10) with sigma = 0",
+    hidden_constant=False,
+    typst="-1/k ln(e_k / e_0) >= -ln(1 - (alpha mu cal(T))/36)",
+)
+
 #: The floor of eq. (10): its limit as k -> infinity.
 THEOREM_1_FLOOR = Bound(
     name="floor of eq. (10)",
