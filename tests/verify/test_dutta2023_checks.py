@@ -153,7 +153,7 @@ class TestC13(CheckContract):
 
 class TestC14(CheckContract):
     check = TH.c14_local_steps
-    planted = {"min_speedup": 6.0, "rounds": 60}  # "T = 3 is 6x faster per round than T = 1"
+    planted = {"min_speedup": D.LOCAL_STEPS_SPEEDUP.scaled(3.0), "rounds": 60}  # "T = 3 is 6x faster per round than T = 1"
     determinism_overrides = {"rounds": 10, "Ts": (1, 3)}
     determinism_replicates = 2
 
