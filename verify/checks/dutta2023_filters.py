@@ -190,7 +190,9 @@ def _paired(ce: np.ndarray, other: np.ndarray, alpha_p: float):
 
 
 @check("dutta2023.c17", "Fig. 1 (F1, F2): CE outperforms CWTM and multi-Krum and its error grows with f; the paper's "
-       "attack is unstated", "bound", "inconclusive")
+       "attack is unstated", "bound", "inconclusive",
+       no_control="the claim is itself a comparison: CE against CWTM and multi-Krum in one harness with paired noise (the "
+                  "competitors are its baselines; the plain mean runs beside them as context)")
 def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), others=FILTERS, context=CONTEXT_FILTERS,
                 sigmas=(1.0, 5.0), f: int = 5, fs=(0, 2, 5, 8, 10), rounds: int = 50, alpha_p: float = 0.05,
                 min_rho: float = 0.9) -> Result:
