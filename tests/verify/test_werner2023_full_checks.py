@@ -139,6 +139,20 @@ def test_c17_exact_a2_far_below_lemma1_and_sampling_below_exact():
     assert np.all(np.asarray(r.observed["sampled_over_exact_min"]) <= 1.0)
 
 
+def test_c17_worst_case_instance_makes_lemma1_loose_with_true_power():
+    """Issue 17: random instances use <= 2% of (2L/mu)^2, so (L/mu)^1 in its place still held; the worst case of the
+    lemma's class (one client with curvature L among n_i - 1 with mu) reaches ((n-1)(L-mu)/(L+(n-1)mu))^2, close to the
+    supremum (L/mu - 1)^2: the bound is loose (about 5x), and (L/mu)^1 is now violated."""
+    r = run_quick("werner2023.c17")
+    n = r.observed["worst_case_n_i"]
+    assert r.verdict.value == "holds" and r.tightness == "loose"
+    assert np.allclose(r.observed["A2_worst_case"], ((n - 1) * 9 / (10 + (n - 1))) ** 2 * np.array([0, 1]) + np.array(
+        [((n - 1) / (2 + (n - 1))) ** 2, 0]), rtol=1e-9)
+    assert 0.15 < r.margin["value"] < 0.2025  # below the supremum's 81/400
+    planted = c17_lemma1_a(Context(), theory=Bound("planted (L/mu)^1", W.L / W.mu, "upper"), points=200)
+    assert planted.verdict.value == "violated"
+
+
 def test_c18_one_d_counterexample_numbers():
     r = run_quick("werner2023.c18")
     lhs, rhs_max = np.asarray(r.observed["one_d_exact_min"]), np.asarray(r.observed["one_d_rhs_max_form"])
