@@ -129,6 +129,56 @@ CORRECTED = Bound(
 )
 
 
+_a, _p = sp.symbols("a p", positive=True)
+#: Theorem 3.2's proof (Appendix A.2): the two mixtures have one law but mu_1 = a p or 0, so every estimator's worst-case
+#: squared error over the two is at least (a p / 2)^2.
+THM_3_2_FLOOR = Bound(
+    name="Theorem 3.2 proof: worst-case error >= a^2 p^2/4",
+    expr=_a**2 * _p**2 / 4,
+    kind="lower",
+    statement=("Samples from 1/2 D1 + 1/2 D2 and from 1/2 delta_0 + 1/2 delta_a have the same law while mu_1 is a p in one "
+               "world and 0 in the other, so every estimator has max{(mu_hat - a p)^2, mu_hat^2} >= a^2 p^2/4."),
+    source="werner2023, Theorem 3.2, proof in Appendix A.2",
+    hidden_constant=False,
+    typst="max{(hat(mu)_1 - a p)^2, hat(mu)_1^2} >= a^2 p^2 / 4",
+)
+
+#: The proof of Theorem 3.1 (eq. (41)): before the floor, the squared error of Threshold-Clustering contracts by at least
+#: 1 - delta/2 per step, and (spec 6.2 check 12) it is within 2x its final value after ceil((2/delta) ln n) + 5 steps.
+TC_CONTRACTION = Bound(
+    name="proof of Theorem 3.1, eq. (41): contraction 1 - delta/2 per step",
+    expr=1 - delta / 2,
+    kind="upper",
+    statement="c_{l+1}^2 <~ (1 - delta_i/2) c_l^2 + floor: the squared error contracts by at least 1 - delta_i/2 per step.",
+    source="werner2023, proof of Theorem 3.1, eq. (41)",
+    hidden_constant=False,
+    typst="1 - delta_i / 2",
+)
+TC_STEPS_TO_FLOOR = Bound(
+    name="steps to reach 2x the floor: (2/delta) ln n + 5",
+    expr=2 / delta * sp.log(n) + 5,
+    kind="upper",
+    statement=("With contraction 1 - delta/2 from c_1^2 <= sigma^2 to the floor sigma^2/n takes about (2/delta) ln n steps "
+               "(spec 6.2 check 12 allows 5 more)."),
+    source="werner2023, proof of Theorem 3.1, eqs. (13), (41); spec 6.2 check 12",
+    hidden_constant=False,
+    typst="(2/delta) ln n + 5",
+)
+
+
+#: Section 4.4 (Fig. 6) read as numbers (spec 6.5 check 24): under the large and bit-flip attacks Federated-Clustering
+#: "keeps its accuracy" (its floor within 10 x the attack-free floor) while FedAvg "degrades seriously" (10^6 x or more).
+FC_BYZANTINE_FACTOR = Bound(
+    name="Section 4.4: FC's floor under attack <= 10 x its attack-free floor", expr=sp.Integer(10), kind="upper",
+    statement="Under 'very large gradients' and 'bit-flipping' attacks Federated-Clustering keeps its accuracy.",
+    source="werner2023, section 4.4 and Fig. 6; spec 6.5 check 24", hidden_constant=False, typst="\"FC\"_beta <= 10 \"FC\"_0")
+FEDAVG_BYZANTINE_FACTOR = Bound(
+    name="Section 4.4: FedAvg's floor under the large attack >= 10^6 x its attack-free floor", expr=sp.Integer(10**6),
+    kind="lower", statement="Under the large attack the global model (FedAvg) degrades seriously.",
+    source="werner2023, section 4.4 and Fig. 6; spec 6.5 check 24", hidden_constant=False,
+    typst="\"FedAvg\"_beta >= 10^6 \"FedAvg\"_0")
+
+
 def construction(sigma_v: float, Delta_v: float) -> dict:
     """Numbers of the A.2 construction: p (eq. (93)), atom a, mixture error a^2 p^2 / 4."""
     s = math.sqrt(4 * sigma_v**2 + Delta_v**2)

@@ -84,7 +84,7 @@ class TestC23(CheckContract):
 
 class TestC24(CheckContract):
     check = c24_byzantine_robustness
-    planted = {"fedavg_factor": 1e12, "betas": (0.2,), "T": 6}
+    planted = {"fedavg_factor": W.FEDAVG_BYZANTINE_FACTOR.scaled(1e6), "betas": (0.2,), "T": 6}
     determinism_replicates = 2
     determinism_overrides = {"betas": (0.1,), "T": 4}
 
