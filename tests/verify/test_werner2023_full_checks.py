@@ -200,6 +200,21 @@ def test_c21_slopes_in_the_spec_window():
         assert -1.15 <= lo and hi <= -0.85
 
 
+def test_c20_c21_c22_controls_fail_and_c21_leaves_the_one_step_regime():
+    """Issue 17: the 1/T slope (c20) and a growing-batch rate (c22) are automatic for any run that converges, and a
+    floor falling with |B| for any SGD: each runs a method lacking the property, which must fail (FedAvg: no
+    clustering; local training: no collaboration, floor flat in n_i). c21 runs at eta = 1/(2L): the floor is the
+    stationary sum eta/(2 - eta) of every round's noise, not one round's."""
+    for cid in ("werner2023.c20", "werner2023.c21", "werner2023.c22"):
+        r = run_quick(cid)
+        assert r.verdict.value == "holds" and r.control["verdict"] == "violated", (cid, r.control)
+    r = run_quick("werner2023.c21")
+    assert r.observed["eta"] == 0.5 and abs(r.fit["control"]["slope"]) < 0.2
+    C = np.asarray(r.observed["floor_over_stationary_sigma2_over_nB"])
+    assert 0.7 < C.min() and C.max() < 1.3  # the floor is eta/(2 - eta) sigma^2/(n |B|): dynamics, not one step
+    assert run_quick("werner2023.c20").fit["control"]["slope"] > -0.2
+
+
 def test_c22_attack_slope_near_one_half():
     r = run_quick("werner2023.c22")
     assert -0.6 <= r.observed["slope_edge_of_ball"] <= -0.4 and r.observed["slope_beta0"] < -0.8
