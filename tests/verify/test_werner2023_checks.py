@@ -1,5 +1,6 @@
 """werner2023 c09-c16: acceptance numbers, and planted wrong theory must flip the verdicts."""
 import pytest
+import sympy as sp
 
 from analytic.bounds import Bound
 from analytic.papers import werner2023 as W
@@ -55,9 +56,7 @@ def test_c15_wrong_construction_is_inconclusive():
 
 
 def test_c16_planted_higher_floor_is_violated():
-    real = W.construction
-    assert run("werner2023.c16", construction=lambda s, D: {**real(s, D), "error": 10 * real(s, D)["error"]}).verdict \
-        == Verdict.VIOLATED
+    assert run("werner2023.c16", theory=W.THM_3_2_FLOOR.scaled(10)).verdict == Verdict.VIOLATED
 
 
 def test_assumption_failure_makes_c09_inconclusive():
@@ -66,7 +65,8 @@ def test_assumption_failure_makes_c09_inconclusive():
 
 
 def test_c12_planted_faster_contraction_is_violated():
-    assert run("werner2023.c12", contraction_bound=0.3, tol=0.0).verdict == Verdict.VIOLATED
+    assert run("werner2023.c12", contraction_bound=Bound("planted 0.3", sp.Float(0.3), "upper"), tol=0.0).verdict \
+        == Verdict.VIOLATED
 
 
 TC_CHECKS = [f"werner2023.c{i:02d}" for i in range(9, 17)]

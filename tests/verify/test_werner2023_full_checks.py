@@ -84,7 +84,7 @@ class TestC23(CheckContract):
 
 class TestC24(CheckContract):
     check = c24_byzantine_robustness
-    planted = {"fedavg_factor": 1e12, "betas": (0.2,), "T": 6}
+    planted = {"fedavg_factor": W.FEDAVG_BYZANTINE_FACTOR.scaled(1e6), "betas": (0.2,), "T": 6}
     determinism_replicates = 2
     determinism_overrides = {"betas": (0.1,), "T": 4}
 
@@ -139,6 +139,20 @@ def test_c17_exact_a2_far_below_lemma1_and_sampling_below_exact():
     assert np.all(np.asarray(r.observed["sampled_over_exact_min"]) <= 1.0)
 
 
+def test_c17_worst_case_instance_makes_lemma1_loose_with_true_power():
+    """Issue 17: random instances use <= 2% of (2L/mu)^2, so (L/mu)^1 in its place still held; the worst case of the
+    lemma's class (one client with curvature L among n_i - 1 with mu) reaches ((n-1)(L-mu)/(L+(n-1)mu))^2, close to the
+    supremum (L/mu - 1)^2: the bound is loose (about 5x), and (L/mu)^1 is now violated."""
+    r = run_quick("werner2023.c17")
+    n = r.observed["worst_case_n_i"]
+    assert r.verdict.value == "holds" and r.tightness == "loose"
+    assert np.allclose(r.observed["A2_worst_case"], ((n - 1) * 9 / (10 + (n - 1))) ** 2 * np.array([0, 1]) + np.array(
+        [((n - 1) / (2 + (n - 1))) ** 2, 0]), rtol=1e-9)
+    assert 0.15 < r.margin["value"] < 0.2025  # below the supremum's 81/400
+    planted = c17_lemma1_a(Context(), theory=Bound("planted (L/mu)^1", W.L / W.mu, "upper"), points=200)
+    assert planted.verdict.value == "violated"
+
+
 def test_c18_one_d_counterexample_numbers():
     r = run_quick("werner2023.c18")
     lhs, rhs_max = np.asarray(r.observed["one_d_exact_min"]), np.asarray(r.observed["one_d_rhs_max_form"])
@@ -184,6 +198,21 @@ def test_c21_slopes_in_the_spec_window():
     for key in ("slope_n_ci", "slope_B_ci"):
         lo, hi = r.observed[key]
         assert -1.15 <= lo and hi <= -0.85
+
+
+def test_c20_c21_c22_controls_fail_and_c21_leaves_the_one_step_regime():
+    """Issue 17: the 1/T slope (c20) and a growing-batch rate (c22) are automatic for any run that converges, and a
+    floor falling with |B| for any SGD: each runs a method lacking the property, which must fail (FedAvg: no
+    clustering; local training: no collaboration, floor flat in n_i). c21 runs at eta = 1/(2L): the floor is the
+    stationary sum eta/(2 - eta) of every round's noise, not one round's."""
+    for cid in ("werner2023.c20", "werner2023.c21", "werner2023.c22"):
+        r = run_quick(cid)
+        assert r.verdict.value == "holds" and r.control["verdict"] == "violated", (cid, r.control)
+    r = run_quick("werner2023.c21")
+    assert r.observed["eta"] == 0.5 and abs(r.fit["control"]["slope"]) < 0.2
+    C = np.asarray(r.observed["floor_over_stationary_sigma2_over_nB"])
+    assert 0.7 < C.min() and C.max() < 1.3  # the floor is eta/(2 - eta) sigma^2/(n |B|): dynamics, not one step
+    assert run_quick("werner2023.c20").fit["control"]["slope"] > -0.2
 
 
 def test_c22_attack_slope_near_one_half():

@@ -1,5 +1,6 @@
-"""dutta2023 checks c10-c15: Theorem 1 (eq. (10)) inside its hypotheses, deterministic and stochastic; the
-floor's scalings in sigma^2, alpha, the mini-batch size and the local steps; Remark 1's O(1/k) claim.
+"""dutta2023 checks c10-c15: Theorem 1 (eq. (10)) inside its hypotheses, deterministic and stochastic, on least squares and
+on a non-convex PL problem (phi = r^2 + 1.5 sin^2 r); the floor's scalings in sigma^2, alpha, the mini-batch size and the
+local steps; Remark 1's O(1/k) claim.
 
 Spec: ../shared/spec/dutta2023.md sections 2, 4 and checks C10-C15. Problem: LS-in-regime (least squares,
 N = 50, l = 2000, d = 5; mu/L ~ 0.88, so condition (9) allows every paper f <= 10) with exact L and mu of
@@ -41,7 +42,6 @@ from verify.fit import (
     combine,
     controlled,
     deterministic_verdict,
-    geometric_rate_verdict,
     power_law,
     rate_verdict,
     ratio_of_means_verdict,
@@ -50,6 +50,7 @@ from verify.fit import (
 from verify.checks import dutta2023_search as S
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
+from verify.strength import aside
 
 register_paper(D.PAPER)
 
@@ -83,104 +84,281 @@ def _redundancy_assumption(ctx: Context, inst, f: int) -> Assumption:
 
 
 # =========================================================================================================
+# The non-convex PL problem of c10 and c11 (issue 17): the paper's subject, inside Theorem 1's hypotheses
+# =========================================================================================================
+#: The sine weight of the non-convex member of problem (11)'s family phi(r) = r^2 + kappa sin^2 r: kappa = 1.5 is
+#: non-convex (phi''(pi/2) = 2 - 2 kappa = -1) yet keeps mu/L = 0.151, so condition (9) admits f = 2 at N = 50
+#: (Karimi et al.'s kappa = 3, P1-nc, has mu/L = 0.022: f = 0 only).
+NC_KAPPA = 1.5
+#: The non-convex shell of phi = r^2 + 1.5 sin^2 r: phi''(r) = 2 + 3 cos 2r < 0 for cos 2r < -2/3.
+NC_SHELL = (0.5 * math.acos(-2.0 / 3.0), math.pi - 0.5 * math.acos(-2.0 / 3.0))
+
+
+def nonconvex_instance(ctx: Context, *, kappa: float = NC_KAPPA, dim: int = 5, radius: float = 2.2):
+    """N = 50 agents with q^i(x) = phi(||x - x°||), phi = r^2 + kappa sin^2 r (isotropic data A^{iT} A^i = I, realizable:
+    every agent's minimiser is x°, so 2f-redundancy holds for every f by construction), x° at distance ``radius`` from
+    x_0 = 0 in a random direction. Exact constants: L = 2 + 2 kappa (sup |phi''| and phi'/r), mu = the isotropic PL
+    constant inf_r phi'(r)^2/(2 phi(r)) (quadratic growth holds with 2 >= mu)."""
+    v = torch.randn(dim, generator=ctx.generator("data"), dtype=ctx.dtype, device=ctx.torch_device)
+    x_opt = radius * v / torch.linalg.vector_norm(v)
+    G = torch.eye(dim, dtype=ctx.dtype, device=ctx.torch_device).expand(N_AGENTS, dim, dim).clone()
+    prob = P.IsotropicAgents(G[None], x_opt.expand(N_AGENTS, dim).clone()[None],
+                            torch.zeros(1, N_AGENTS, dtype=ctx.dtype, device=ctx.torch_device), P.sin_link(kappa))
+    mu = D.isotropic_pl_constant(kappa)[0]
+    return prob, x_opt, D.curvature_bound_sin(kappa), mu
+
+
+def _radius(gap: np.ndarray, kappa: float) -> np.ndarray:
+    """||x - x°|| from the gap phi(r) (phi is increasing): bisection, vectorised."""
+    lo, hi = np.zeros_like(gap), np.full_like(gap, 50.0)
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        above = D.phi_sin(mid, kappa) > gap
+        hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
+    return 0.5 * (lo + hi)
+
+
+# =========================================================================================================
 # C10: deterministic, within hypotheses
 # =========================================================================================================
-@check("dutta2023.c10", "Theorem 1 with exact gradients: e_k <= (1 - alpha mu T/36)^k e_0 under every attack",
-       "bound", "holds", space=S.C10_SPACE, objective=S.C10_OBJECTIVE)
-def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=(0, 2, 5, 8, 10), Ts=(1, 3),
-                      attacks=("A1", "A2", "A3", "A4", "A5", "A6"), rounds: int | None = None,
-                      rtol: float = 1e-9, atol: float = 1e-12) -> Result:
-    """Spec C10 on LS-in-regime with sigma = 0: for every f, T, step-size rule and attack, (i) e_k <= bound(k)(1 + 1e-9)
-    + 1e-12 e_0 at every round, (ii) the semilog slope of e_k (rounds K/4..K, above round-off) is at most the bound's
-    ln rho, (iii) included in (i) at k = K. The tightness ln rho_emp / ln rho_bd is reported."""
+@check("dutta2023.c10", "Theorem 1 with exact gradients: e_k <= (1 - alpha mu T/36)^k e_0 under every attack, on least "
+       "squares and on a non-convex PL problem", "bound", "holds", space=S.C10_SPACE, objective=S.C10_OBJECTIVE)
+def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, log_rate: Bound = D.THEOREM_1_LOG_RATE,
+                      fs=(0, 2, 5, 8, 10), Ts=(1, 3), attacks=("A1", "A2", "A3", "A4", "A5", "A6"),
+                      rounds: int | None = None, nc_kappa: float = NC_KAPPA, nc_f: int = 2, nc_rounds: int | None = None,
+                      control: str = "mean", rtol: float = 1e-9, atol: float = 1e-12) -> Result:
+    """Spec C10 with sigma = 0, where eq. (10) reads e_k <= rho_bd^k e_0 with rho_bd = 1 - alpha mu T/36, equivalently
+    -ln(e_k/e_0)/k >= -ln rho_bd (``log_rate``) at every round k >= 1. For every f, T, step-size rule and attack:
+    (i) e_k <= bound(k)(1 + 1e-9) + 1e-12 e_0 at every round, and the smallest average log-contraction
+    min_k -ln(e_k/e_0)/k is at least -ln rho_bd; (ii) the log-rate of the linear phase (semilog slope over rounds K/4..K,
+    above round-off) is at least -ln rho_bd. The margin is the smallest ratio measured/bound log-rate (spec 4.2: about 36
+    to 72, so the rate holds loosely); the power: the bound's log-rate multiplied by that ratio would be violated.
+
+    Two problems: LS-in-regime (least squares, f in ``fs``, both step rules of ALPHA_RULES) and, since Theorem 1 is about
+    non-convex PL objectives, phi(r) = r^2 + kappa sin^2 r with kappa = 1.5 (q^i(x) = phi(||x - x°||): non-convex,
+    PL with mu/L = 0.151 exactly, f = ``nc_f`` = 2, the largest f condition (9) allows) at the printed step (8)
+    mu/(72 L^2 T), from x_0 at distance 2.2 from x°, run until every run has crossed the non-convex shell
+    r in (1.15, 1.99) (checked: else inconclusive; the corrected step mu^2/(158 L^3 T) is 14 x slower and would need
+    14 x the rounds).
+
+    Control (issue 17): Theorem 1 is a claim about Algorithm 1's filter, so the same harness with the plain mean
+    (``control``) in place of CE under the constant attack A6 (which does not vanish at x*) must violate (i) on both
+    problems (verify.fit.controlled: if it holds too, the verdict is inconclusive)."""
     K = rounds or ctx.pick(150, 2000)
+    Knc = nc_rounds or ctx.pick(1200, 3000)
     rec = record_rounds(K, dense=True)
     rows_info, assumptions = [], []
     within_8 = True
-    parts = []
-    tight = []
+    cols = {"excess": [], "lam_min": [], "lam_win": [], "alpha": [], "T": [], "mu": []}
+    ctrl_cols = {k: [] for k in cols}
+    ctrl_rows = []  # (problem, e_K/e_0, smallest average log-contraction, the bound's, K) of the control runs
     fig_series = []
+
+    def measure(gap, rounds, sl, configs, mu, L, f, into):
+        """Rows of one sigma = 0 trajectory: excess over (10), the smallest average log-contraction and the
+        linear phase's log-rate; returns the bound [rows, rounds]."""
+        col = lambda attr: np.concatenate([np.full(s.stop - s.start, getattr(c, attr), dtype=float)  # noqa: E731
+                                           for c, s in zip(configs, sl)])[:, None]
+        e0 = gap[:, :1]
+        at = _values(mu, L, alpha=col("alpha"), T=col("T"), f=f, H=N_AGENTS - f, sigma=0.0, e0=e0, k=rounds[None, :])
+        bound = np.broadcast_to(np.asarray(theory(**at), dtype=float), gap.shape)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ratio = gap / e0
+            into["excess"].append((ratio - (bound / e0 * (1 + rtol) + atol)).max(1))  # <= 0 iff (10) holds at every round
+            lam = -np.log(np.maximum(ratio[:, 1:], np.finfo(float).tiny)) / rounds[None, 1:]
+        into["lam_min"].append(np.where(np.isfinite(lam), lam, -np.inf).min(1))
+        win = []
+        for r in range(gap.shape[0]):
+            g = gap[r]
+            if not np.all(np.isfinite(g)) or g[-1] >= g[0]:  # a run that does not contract has no linear phase
+                win.append(-np.inf)
+                continue
+            idx = semilog_window(rounds, g, float(e0[r, 0]), upper=1.0, start_frac=0.25)
+            win.append(-math.log(10) * slope_fit(rounds[idx], g[None, idx], log_x=False, deterministic=True).slope)
+        into["lam_win"].append(np.array(win))
+        into["alpha"].append(col("alpha")[:, 0]), into["T"].append(col("T")[:, 0])
+        into["mu"].append(np.full(gap.shape[0], mu))
+        return bound
+
+    # least squares, f in fs, both step rules, every attack; the control (mean, A6) beside them at the largest f
+    f_ctrl = max(fs)
     for f in fs:
         inst = ls_instance(ctx, n_byz=f)
-        H = N_AGENTS - f
         configs = [Config(a, alpha=rule(inst.mu, inst.L, T), T=T, reps=2 if a == "A1" else 1, label=name)
                    for a in (attacks if f > 0 else (None,)) for T in Ts for name, rule in ALPHA_RULES.items()]
+        ctrl = ([Config("A6", control, alpha=ALPHA_RULES["mu/(72 L^2 T) (eq. (8))"](inst.mu, inst.L, Ts[0]), T=Ts[0],
+                        label="control")] if f == f_ctrl and f > 0 else [])
         within_8 &= all(cf.alpha <= inst.mu / (72 * inst.L**2 * cf.T) * (1 + 1e-12) for cf in configs)
-        tr, slices = simulate(ctx, inst.problem, configs, f=f, n_byz=f, rounds=K, stream=f"run/f={f}", record=rec)
-        col = lambda attr: np.concatenate([np.full(sl.stop - sl.start, getattr(cf, attr), dtype=float)  # noqa: E731
-                                           for cf, sl in zip(configs, slices)])[:, None]
-        e0 = tr.gap[:, :1]
-        at = _values(inst.mu, inst.L, alpha=col("alpha"), T=col("T"), f=f, H=H, sigma=0.0, e0=e0, k=tr.rounds[None, :])
-        bound = np.broadcast_to(np.asarray(theory(**at), dtype=float), tr.gap.shape)  # one evaluation for every row
-        rho_bd = (bound[:, -1] / bound[:, 0]) ** (1.0 / K)
-        excess = (tr.gap / e0 - (bound / e0 * (1 + rtol) + atol)).max(1)  # <= 0 iff the bound holds at every round
-        parts.append(deterministic_verdict(excess, 0.0, "upper"))
-        for r in range(tr.gap.shape[0]):
-            idx = semilog_window(tr.rounds, tr.gap[r], float(e0[r, 0]), upper=1.0, start_frac=0.25)
-            v, g = geometric_rate_verdict(tr.rounds[idx], tr.gap[r:r + 1, idx], float(rho_bd[r]), deterministic=True)
-            parts.append((v, g))
-            tight.append(math.log(g["rate"]) / math.log(rho_bd[r]) if rho_bd[r] < 1 else math.inf)
+        tr, slices = simulate(ctx, inst.problem, configs + ctrl, f=f, n_byz=f, rounds=K, stream=f"run/f={f}", record=rec)
+        n = slices[len(configs) - 1].stop
+        bound = measure(tr.gap[:n], tr.rounds, slices[:len(configs)], configs, inst.mu, inst.L, f, cols)
+        if ctrl:
+            measure(tr.gap[n:], tr.rounds, [slice(0, 1)], ctrl, inst.mu, inst.L, f, ctrl_cols)
+            ctrl_rows.append(("least squares", float(tr.gap[n, -1] / tr.gap[n, 0]), float(ctrl_cols["lam_min"][-1][0]),
+                              float(log_rate(alpha=ctrl[0].alpha, mu=inst.mu, T=ctrl[0].T)), K))
+        e0 = tr.gap[:n, :1]
         for cf, sl in zip(configs, slices):
             gap = tr.gap[sl]
-            rows_info.append({"f": f, "attack": cf.attack, "T": cf.T, "alpha_rule": cf.label, "alpha": cf.alpha,
-                              "rho_bound": float(rho_bd[sl.start]), "e_K_over_e0": float((gap[:, -1] / e0[sl, 0]).max()),
+            rows_info.append({"problem": "LS", "f": f, "attack": cf.attack, "T": cf.T, "alpha_rule": cf.label,
+                              "alpha": cf.alpha, "rho_bound": float(D.rho_bound(cf.alpha, inst.mu, cf.T)),
+                              "e_K_over_e0": float((gap[:, -1] / e0[sl, 0]).max()),
                               "bound_K_over_e0": float(bound[sl.start, -1] / e0[sl.start, 0])})
             if cf.T == Ts[-1] and cf.label == list(ALPHA_RULES)[0] and f == max(fs):
                 fig_series.append(figspec.line(f"f = {f}, {ATTACK_NAMES[cf.attack]}", tr.rounds, gap[0] / gap[0, 0], "observed"))
                 if not any(s["role"] == "bound" for s in fig_series):
                     fig_series.append(figspec.line("bound (10), sigma = 0", tr.rounds, bound[sl.start] / e0[sl.start, 0], "bound"))
         assumptions.append(condition9_assumption(f, N_AGENTS, inst.mu, inst.L))
+    n_ls = sum(len(x) for x in cols["excess"])
+    # the non-convex PL problem, f = nc_f, the printed step (8), every attack; its control beside it
+    prob, _, L_nc, mu_nc = nonconvex_instance(ctx, kappa=nc_kappa)
+    nc_cfg = [Config(a, alpha=mu_nc / (72 * L_nc**2 * T), T=T, label="nc") for a in attacks for T in Ts]
+    nc_ctrl = [Config("A6", control, alpha=mu_nc / (72 * L_nc**2 * Ts[0]), T=Ts[0], label="control")]
+    tn, sn = simulate(ctx, prob, nc_cfg + nc_ctrl, f=nc_f, n_byz=nc_f, rounds=Knc, stream="run/nonconvex",
+                      record=record_rounds(Knc, dense=True))
+    bound_nc = measure(tn.gap[:len(nc_cfg)], tn.rounds, sn[:len(nc_cfg)], nc_cfg, mu_nc, L_nc, nc_f, cols)
+    measure(tn.gap[len(nc_cfg):], tn.rounds, [slice(0, 1)], nc_ctrl, mu_nc, L_nc, nc_f, ctrl_cols)
+    ctrl_rows.append(("non-convex", float(tn.gap[-1, -1] / tn.gap[-1, 0]), float(ctrl_cols["lam_min"][-1][0]),
+                      float(log_rate(alpha=nc_ctrl[0].alpha, mu=mu_nc, T=nc_ctrl[0].T)), Knc))
+    r_end = _radius(tn.gap[:len(nc_cfg), -1], nc_kappa)
+    for cf, sl in zip(nc_cfg, sn):
+        rows_info.append({"problem": f"phi = r^2 + {nc_kappa:g} sin^2 r", "f": nc_f, "attack": cf.attack, "T": cf.T,
+                          "alpha_rule": "mu/(72 L^2 T) (eq. (8))", "alpha": cf.alpha,
+                          "rho_bound": float(D.rho_bound(cf.alpha, mu_nc, cf.T)),
+                          "e_K_over_e0": float(tn.gap[sl.start, -1] / tn.gap[sl.start, 0]),
+                          "bound_K_over_e0": float(bound_nc[sl.start, -1] / tn.gap[sl.start, 0]),
+                          "final_radius": float(r_end[sl.start])})
+    assumptions.append(condition9_assumption(nc_f, N_AGENTS, mu_nc, L_nc))
+    assumptions.append(Assumption("non-convex PL problem: phi''(pi/2) = 2 - 2 kappa < 0; PL with mu exact", 2 - 2 * nc_kappa < 0,
+                                  mu_nc, "exact", f"phi = r^2 + {nc_kappa:g} sin^2 r: mu = {mu_nc:.5f}, L = {L_nc:g}"))
+    assumptions.append(Assumption("every non-convex run crosses the non-convex shell", bool((r_end < NC_SHELL[0]).all()),
+                                  float(r_end.max()), "exact", f"||x_K - x°|| <= {r_end.max():.3g} < {NC_SHELL[0]:.3f} "
+                                  f"for all {len(nc_cfg)} runs (start 2.2, K = {Knc})"))
     inst_max = ls_instance(ctx, n_byz=max(fs))
     assumptions.append(Assumption("step size within eq. (8): alpha <= mu/(72 L^2 T)", within_8, None, "exact",
                                   "both rules: mu^2/(158 L^3 T) <= mu/(72 L^2 T) since mu <= L"))
     assumptions.append(_redundancy_assumption(ctx, inst_max, max(fs)))
     assumptions.append(Assumption("exactly f Byzantine agents, exact gradients (sigma = 0)", True, 0.0, "exact", "by construction"))
-    verdict = apply_assumptions(combine(v for v, _ in parts), assumptions)
-    tight = np.array(tight)
+
+    def atoms(c):
+        a = {k: np.concatenate(v) for k, v in c.items()}
+        at = {"alpha": a["alpha"], "T": a["T"], "mu": a["mu"]}
+        out = [deterministic_verdict(a["excess"], 0.0, "upper"),
+               deterministic_verdict(a["lam_min"], log_rate, at=at, rtol=rtol),
+               deterministic_verdict(a["lam_win"], log_rate, at=at, rtol=rtol)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return out, a, a["lam_win"] / np.asarray(log_rate(**at), dtype=float), a["lam_min"] / np.asarray(log_rate(**at), dtype=float)
+
+    parts, A, tight, tight_min = atoms(cols)
+    claim_v = combine(v for v, _ in parts)
+    with aside():  # the control is not the claim: its atoms do not speak for the verdict's strength
+        ctrl_parts, C, _, _ = atoms(ctrl_cols)
+    v_ctrl = combine(v for v, _ in ctrl_parts[:2])
+    control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1 (A6), sigma = 0: "
+                             f"least squares at f = {f_ctrl}, T = {Ts[0]}, and the non-convex problem at f = {nc_f}",
+                     "verdict": v_ctrl.value,
+                     "detail": "; ".join(f"{p}: e_K/e_0 = {x:.3g} after {k} rounds (smallest average log-contraction "
+                                         f"{lm:.3g} per round against the bound's {lb:.3g})" for p, x, lm, lb, k in ctrl_rows)}
+    verdict = apply_assumptions(controlled(claim_v, v_ctrl), assumptions)
     worst = max(r["e_K_over_e0"] / r["bound_K_over_e0"] for r in rows_info)
+    t_ls, t_nc = tight[:n_ls], tight[n_ls:]
+    tm = float(np.min(tight_min))
     return result_for(
         ctx, THEOREM_CLAIM, verdict,
-        observed={"configs": rows_info, "tightness_log_rate_ratio": {"min": float(tight.min()), "median": float(np.median(tight)),
-                                                                      "max": float(tight.max())},
-                  "rounds": K, "worst_final_ratio_to_bound": worst},
+        observed={"configs": rows_info, "tightness_log_rate_ratio": {"min": float(t_ls.min()), "median": float(np.median(t_ls)),
+                                                                      "max": float(t_ls.max())},
+                  "nonconvex": {"kappa": nc_kappa, "mu": mu_nc, "L": L_nc, "f": nc_f, "rounds": Knc,
+                                "largest_final_radius": float(r_end.max()),
+                                "tightness_log_rate_ratio": {"min": float(t_nc.min()), "max": float(t_nc.max())}},
+                  "smallest_log_contraction_over_bound": tm, "rounds": K, "worst_final_ratio_to_bound": worst},
         predicted={"rho_bound": [r["rho_bound"] for r in rows_info], "rtol": rtol, "atol": atol},
-        fit={"checks": len(parts), "failed": sum(not v.passed for v, _ in parts)},
-        explanation=(f"Over {len(rows_info)} configurations (f in {list(fs)}, T in {list(Ts)}, two step sizes, attacks "
-                     f"{', '.join(attacks)}) and {K} rounds, the gap never exceeds (1 - alpha mu T/36)^k e_0: the largest final "
-                     f"ratio to the bound is {worst:.2e}. The measured log-rate is {np.median(tight):.0f} times the bound's "
-                     f"(from {tight.min():.0f} to {tight.max():.0f}): the linear rate holds but is very loose."
-                     if verdict.passed else
+        fit={"checks": len(parts), "failed": sum(not v.passed for v, _ in parts), "claim_verdict": claim_v.value,
+             "excess": parts[0][1], "log_contraction": parts[1][1], "linear_phase": parts[2][1]},
+        control=control_field,
+        explanation=(f"Over {len(rows_info)} configurations (least squares: f in {list(fs)}, T in {list(Ts)}, two step sizes, "
+                     f"{K} rounds; phi = r^2 + {nc_kappa:g} sin^2 r, non-convex PL: f = {nc_f}, T in {list(Ts)}, step (8), "
+                     f"{Knc} rounds, every run crossing the non-convex shell to radius <= {r_end.max():.2g}; attacks "
+                     f"{', '.join(attacks)}), the gap never exceeds (1 - alpha mu T/36)^k e_0. The bound is loose: the "
+                     f"average log-contraction is at least {tm:.0f} x the bound's at every round, and the linear phase's "
+                     f"log-rate is {np.median(t_ls):.0f} x (from {t_ls.min():.0f} to {t_ls.max():.0f}) the bound's on least "
+                     f"squares and {t_nc.min():.0f} to {t_nc.max():.0f} x on the non-convex problem. Control: "
+                     f"{control_field['detail']} ({v_ctrl.value})"
+                     + ("." if controlled(claim_v, v_ctrl).passed or not claim_v.passed else
+                        ": the mean is not harmed, so the verdict cannot be holds.")
+                     if claim_v.passed else
                      f"The gap exceeds the bound in {sum(not v.passed for v, _ in parts)} of {len(parts)} comparisons "
-                     f"(largest final ratio {worst:.3g})."),
+                     f"(largest final ratio {worst:.3g}, smallest log-contraction {tm:.3g} x the bound's)."),
         assumptions=assumptions,
-        figure=figspec.figure(figspec.panel(
-            f"Semilog e_k/e_0, f = {max(fs)}, T = {Ts[-1]}, alpha = mu^2/(158 L^3 T), sigma = 0", "round k", r"$e_k/e_0$",
-            fig_series, "linear", "log")),
+        finding=(remark(f"Theorem 1's linear rate holds with exact gradients on least squares and on a non-convex PL problem "
+                        f"but is loose: every run contracts at least {tm:.0f} x faster in log-rate than 1 - alpha mu T/36 "
+                        "(spec 4.2: the 1/36 against local gradient descent's ~2)")
+                 if claim_v.passed else ""),
+        figure=figspec.figure(
+            figspec.panel(f"Semilog e_k/e_0, least squares, f = {max(fs)}, T = {Ts[-1]}, alpha = mu^2/(158 L^3 T), sigma = 0",
+                          "round k", r"$e_k/e_0$", fig_series, "linear", "log"),
+            figspec.panel(f"Semilog e_k/e_0, phi = r^2 + {nc_kappa:g} sin^2 r, f = {nc_f}, T = {Ts[0]}, step (8), sigma = 0",
+                          "round k", r"$e_k/e_0$",
+                          [figspec.line(ATTACK_NAMES[c.attack], tn.rounds, tn.gap[s][0] / tn.gap[s][0, 0], "observed")
+                           for c, s in zip(nc_cfg, sn) if c.T == Ts[0]]
+                          + [figspec.line(f"plain mean, {ATTACK_NAMES['A6']} (control)", tn.rounds,
+                                          tn.gap[sn[-1]][0] / tn.gap[sn[-1]][0, 0], "reference"),
+                             figspec.line("bound (10), sigma = 0", tn.rounds, bound_nc[0] / tn.gap[0, 0], "bound")],
+                          "linear", "log")),
     )
 
 
 # =========================================================================================================
 # C11: stochastic, within hypotheses
 # =========================================================================================================
-@check("dutta2023.c11", "Theorem 1 with noisy gradients: the mean gap stays under eq. (10) at every round",
-       "bound", "holds")
+def _settling(Y: np.ndarray, rounds: np.ndarray, K: int) -> tuple[float, float, bool]:
+    """(late, mid, settled) of runs started at x*_H: the mean gap over the last quarter of the rounds, over the third
+    quarter, and whether the floor has settled: the rise from the third to the last quarter is below 10% or within two
+    standard errors of its replicate spread (window means of R replicates fluctuate by several per cent)."""
+    q3, q4 = (rounds >= 0.5 * K) & (rounds < 0.75 * K), rounds >= 0.75 * K
+    late_r, mid_r = Y[:, q4].mean(1), Y[:, q3].mean(1)
+    late, mid = float(late_r.mean()), float(mid_r.mean())
+    if not mid > 0:
+        return late, mid, False
+    se = float(np.std(late_r - mid_r, ddof=1) / math.sqrt(len(late_r))) if len(late_r) > 1 else float("inf")
+    return late, mid, bool(abs(late - mid) < max(0.1 * mid, 2 * se))
+
+
+@check("dutta2023.c11", "Theorem 1 with noisy gradients: the mean gap stays under eq. (10) at every round, on least squares "
+       "and on a non-convex PL problem", "bound", "holds")
 def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attacks=None, Ts=(1, 3),
                    sigma_factors=(0.1, 1.0, 10.0), floor_target: float = 1e-3, rounds: int | None = None,
-                   step_rule: str = "mu/(72 L^2 T) (eq. (8))") -> Result:
+                   floor_rounds: int | None = None, step_rule: str = "mu/(72 L^2 T) (eq. (8))", nc_kappa: float = NC_KAPPA,
+                   nc_f: int = 2, nc_sigma: float = 1.0, nc_rounds: int | None = None, control: str = "mean") -> Result:
     """Spec C11 at the printed step size: Theorem 1 as stated allows alpha = mu/(72 L^2 T) (eq. (8)), the largest step it
-    admits (``step_rule``: a key of ALPHA_RULES; "mu^2/(158 L^3 T)" is what the proof's corrected steps need). As C10 with
-    noise N1, sigma_0 chosen so that the floor E_inf of (10) is ``floor_target`` e_0 at the
-    largest f and T. Runs from x_0 = 0 with sigma in {0.1, 1, 10} sigma_0 test (10) through the transient; runs from
-    x_0 = x*_H (e_0 = 0, so (10) reads E e_k <= E_inf) test the floor itself and give the observed floor / E_inf.
-    The replicate mean must satisfy (10) at every recorded round (bootstrap CI); the reconstructed bound of spec 4.4
-    is evaluated too (reported)."""
+    admits (``step_rule``: a key of ALPHA_RULES; "mu^2/(158 L^3 T)" is what the proof's corrected steps need).
+
+    Least squares (LS-in-regime), noise N1 with sigma_0 chosen so that the floor E_inf of (10) is ``floor_target`` e_0 at
+    the largest f and T: runs from x_0 = 0 with sigma in {0.1, 1, 10} sigma_0 (``rounds``) test (10) through the
+    transient; runs from x_0 = x*_H (e_0 = 0, so (10) reads E e_k <= E_inf) test the floor itself and give the settled
+    floor / E_inf: without attack in the same ``rounds``, under attack over ``floor_rounds`` (about six relaxation times
+    of the Byzantine floor at this step, so that it settles: the last quarter's mean within 10% of the third quarter's,
+    or within two standard errors; reported).
+    The non-convex PL problem of c10 (phi = r^2 + 1.5 sin^2 r, f = ``nc_f`` = 2, step (8), T = 1, CE evasion, noise with
+    E||noise||^2 = ``nc_sigma``^2): from x_0 at distance 2.2 (the runs cross the non-convex shell r in (1.15, 1.99)) and
+    from x*_H, over ``nc_rounds`` (about six relaxation times 1/(alpha phi''(0)) = 477 rounds: the floor settles).
+    The replicate mean must satisfy (10) at every recorded round (bootstrap CI); the reconstructed bound of spec 4.4 is
+    evaluated too (reported).
+
+    Control (issue 17): the same noisy harness on least squares with the plain mean (``control``) in place of CE under the
+    constant attack A6 (f = max fs, sigma_0, from x_0 = 0) must violate (10) (verify.fit.controlled).
+
+    Expected holds, loosely: (10)'s floor 72 T sigma^2 f/(mu |H|) overstates the settled Byzantine floor by orders of
+    magnitude (spec 4.2): the settled floor of an attack CE keeps is about f^2 sigma^2/(2 |H|^2 phi''(0) T) against
+    72 T sigma^2 f/(mu |H|), more than 10^3 apart for any f condition (9) allows. So the weakest comparison is vacuous: a
+    floor cut to 0.01 E_inf still holds, which the Result reports as its power (a bound scaled by that much would be
+    violated) and a remark as the looseness."""
     fs = fs or ctx.pick((0, 10), (0, 2, 5, 8, 10))
     attacks = attacks or ctx.pick(("A3",), ("A1", "A2", "A3", "A4", "A5", "A6"))
     K = rounds or ctx.pick(300, 3000)
+    Kf = floor_rounds or ctx.pick(1800, 6000)
+    Knc = nc_rounds or ctx.pick(3000, 6000)
     R = ctx.reps(10, 12)
     require(step_rule in ALPHA_RULES, "step_rule", f"one of {sorted(ALPHA_RULES)}, got {step_rule!r}")
     rule_name, rule = step_rule, ALPHA_RULES[step_rule]
-    rec = record_rounds(K, tail=0.5, stride=5)
     parts, info_rows, assumptions, fig = [], [], [], []
     rng = ctx.numpy_rng("bootstrap")
     ref_inst = ls_instance(ctx, n_byz=max(fs))
@@ -191,73 +369,142 @@ def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attack
                                    L=ref_inst.L))
     sigma0 = math.sqrt(floor_target * e0_ref / unit)
     d = ref_inst.problem.dim
+
+    def judge(tr, sl, *, problem, f, a, T, s, st, alpha, mu, L, KK, figure):
+        """(10) at every recorded round for one configuration's rows; the floor's settling for runs from x*_H."""
+        Y = tr.gap[sl]
+        at = _values(mu, L, alpha=alpha, T=T, f=f, H=N_AGENTS - f, sigma=s, e0=float(Y[:, 0].mean()), k=tr.rounds)
+        v, b = bound_verdict(Y, theory, values=at, rng=rng)
+        parts.append(v)
+        E_inf = float(D.THEOREM_1_FLOOR(**{key: at[key] for key in ("alpha", "T", "f", "H", "sigma", "mu", "L")}))
+        recon = np.asarray(D.RECONSTRUCTED(**at), dtype=float)
+        late, mid, settled = _settling(Y, tr.rounds, KK)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a planted bound without a floor is 0 at the start x*_H
+            worst_b = float(np.nanmax(b["mean"][1:] / b["bound"][1:]))
+        info_rows.append({"problem": problem, "f": f, "attack": a, "T": T, "sigma": s, "start": st, "alpha": alpha,
+                          "rounds": KK, "worst_ratio_to_bound": worst_b, "E_inf": E_inf,
+                          "late_gap_over_E_inf": late / E_inf if st == "x*" else None,
+                          "rise_over_second_half": late / mid - 1 if st == "x*" else None,
+                          "settled": settled if st == "x*" else None,
+                          "points_above_reconstructed": int((b["mean"] > recon).sum())})
+        if figure:
+            fig.append(figspec.observed(f"{problem}, from {st}, sigma = {s:.3g}", np.maximum(tr.rounds, 1), Y,
+                                        rng=ctx.numpy_rng("figure")))
+            fig.append(figspec.line(f"(10), {problem}, from {st}", np.maximum(tr.rounds, 1), b["bound"], "bound"))
+
+    ctrl_v, ctrl_info = None, {}
     for f in fs:
         inst = ls_instance(ctx, n_byz=f)
-        H = N_AGENTS - f
         x_star = inst.problem.honest_average(f).x_star[0]
-        plan = [(a, T, s, start) for a in (attacks if f > 0 else (None,)) for T in Ts
-                for s, start in [(s, "0") for s in sigma_factors] + [(1.0, "x*")]]
+        atk = attacks if f > 0 else (None,)
+        # transient: from x_0 = 0 at every sigma, K rounds; the control (mean, A6) beside them at the largest f. The floor
+        # from x*_H: without attack it settles within K rounds (same run); the Byzantine floor needs floor_rounds
+        plan = [(a, T, s, "0") for a in atk for T in Ts for s in sigma_factors]
+        floor_plan = [(a, T, 1.0, "x*") for a in atk for T in Ts]
+        same_run = f == 0
+        plan = plan + (floor_plan if same_run else [])
         configs = [Config(a, alpha=rule(inst.mu, inst.L, T), T=T, std=P.coordinate_std(s * sigma0, d), reps=R)
                    for a, T, s, _ in plan]
-        starts = torch.cat([(x_star if st == "x*" else torch.zeros_like(x_star)).expand(R, -1) for *_, st in plan])
-        tr, slices = simulate(ctx, inst.problem, configs, f=f, n_byz=f, rounds=K, stream=f"run/f={f}", record=rec, x0=starts)
+        ctrl = ([Config("A6", control, alpha=rule(inst.mu, inst.L, Ts[0]), T=Ts[0], std=P.coordinate_std(sigma0, d),
+                        reps=R)] if f == max(fs) and f > 0 else [])
+        starts = torch.cat([(x_star if st == "x*" else torch.zeros_like(x_star)).expand(R, -1) for *_, st in plan]
+                           + [torch.zeros_like(x_star).expand(R, -1) for _ in ctrl])
+        tr, slices = simulate(ctx, inst.problem, configs + ctrl, f=f, n_byz=f, rounds=K, stream=f"run/f={f}",
+                              record=record_rounds(K, tail=0.5, stride=5), x0=starts)
         for (a, T, s, st), cf, sl in zip(plan, configs, slices):
-            Y = tr.gap[sl]
-            at = _values(inst.mu, inst.L, alpha=cf.alpha, T=T, f=f, H=H, sigma=s * sigma0, e0=float(Y[:, 0].mean()),
-                         k=tr.rounds)
-            v, b = bound_verdict(Y, theory, values=at, rng=rng)
-            parts.append(v)
-            E_inf = float(D.THEOREM_1_FLOOR(**{key: at[key] for key in ("alpha", "T", "f", "H", "sigma", "mu", "L")}))
-            recon = np.asarray(D.RECONSTRUCTED(**at), dtype=float)
-            late, mid = float(tail_mean(tr, sl, tail=0.1).mean()), float(Y[:, (tr.rounds >= 0.4 * K) & (tr.rounds <= 0.5 * K)].mean())
-            info_rows.append({"f": f, "attack": a, "T": T, "sigma_over_sigma0": s, "start": st, "alpha": cf.alpha,
-                              "worst_ratio_to_bound": float((b["mean"][1:] / b["bound"][1:]).max()),
-                              "E_inf_over_e0_ref": E_inf / e0_ref,
-                              "late_gap_over_E_inf": late / E_inf if st == "x*" else None,
-                              "rise_over_second_half": late / mid - 1 if st == "x*" else None,
-                              "settled": bool(abs(late / mid - 1) < 0.1) if st == "x*" else None,
-                              "points_above_reconstructed": int((b["mean"] > recon).sum())})
-            if f == max(fs) and T == max(Ts) and a == attacks[-1]:
-                fig.append(figspec.observed(f"from {st}, sigma = {s:g} sigma_0", np.maximum(tr.rounds, 1), Y,
-                                            rng=ctx.numpy_rng("figure")))
-                fig.append(figspec.line(f"(10), from {st}, sigma = {s:g} sigma_0", np.maximum(tr.rounds, 1), b["bound"], "bound"))
+            judge(tr, sl, problem="LS", f=f, a=a, T=T, s=s * sigma0, st=st, alpha=cf.alpha, mu=inst.mu, L=inst.L, KK=K,
+                  figure=f == max(fs) and T == max(Ts) and a == atk[-1] and s == 1.0)
+        if ctrl:
+            Yc = tr.gap[slices[-1]]
+            at = _values(inst.mu, inst.L, alpha=ctrl[0].alpha, T=Ts[0], f=f, H=N_AGENTS - f, sigma=sigma0,
+                         e0=float(Yc[:, 0].mean()), k=tr.rounds)
+            with aside():  # the control is not the claim
+                ctrl_v, cb = bound_verdict(Yc, theory, values=at, rng=rng)
+            ctrl_info = {"f": f, "final_over_bound": float(cb["mean"][-1] / cb["bound"][-1]),
+                         "final_over_e0": float(cb["mean"][-1] / cb["mean"][0])}
+        if not same_run:
+            fcfg = [Config(a, alpha=rule(inst.mu, inst.L, T), T=T, std=P.coordinate_std(sigma0, d), reps=R)
+                    for a, T, _, _ in floor_plan]
+            tf, sf = simulate(ctx, inst.problem, fcfg, f=f, n_byz=f, rounds=Kf, stream=f"run/f={f}/floor",
+                              record=record_rounds(Kf, tail=0.5, stride=5), x0=x_star)
+            for cf, sl in zip(fcfg, sf):
+                judge(tf, sl, problem="LS", f=f, a=cf.attack, T=cf.T, s=sigma0, st="x*", alpha=cf.alpha, mu=inst.mu,
+                      L=inst.L, KK=Kf, figure=f == max(fs) and cf.T == max(Ts) and cf.attack == atk[-1])
         assumptions.append(condition9_assumption(f, N_AGENTS, inst.mu, inst.L))
+    # the non-convex PL problem: CE evasion, T = 1, from x_0 (through the non-convex shell) and from x*_H, one run
+    prob, x_opt, L_nc, mu_nc = nonconvex_instance(ctx, kappa=nc_kappa)
+    a_nc = mu_nc / (72 * L_nc**2)
+    nc_cfg = [Config("A3", alpha=a_nc, T=1, std=P.coordinate_std(nc_sigma, prob.dim), reps=R) for _ in range(2)]
+    x0 = torch.cat([torch.zeros_like(x_opt).expand(R, -1), x_opt.expand(R, -1)])
+    tn, sn = simulate(ctx, prob, nc_cfg, f=nc_f, n_byz=nc_f, rounds=Knc, stream="run/nonconvex",
+                      record=record_rounds(Knc, tail=0.5, stride=5), x0=x0)
+    for st, sl in zip(("0", "x*"), sn):
+        judge(tn, sl, problem=f"phi = r^2 + {nc_kappa:g} sin^2 r", f=nc_f, a="A3", T=1, s=nc_sigma, st=st, alpha=a_nc,
+              mu=mu_nc, L=L_nc, KK=Knc, figure=st == "x*")
+    r_nc = _radius(tn.gap[sn[0]].mean(0), nc_kappa)
+    crossed = int(tn.rounds[np.argmax(r_nc < NC_SHELL[0])]) if (r_nc < NC_SHELL[0]).any() else None
+    assumptions.append(condition9_assumption(nc_f, N_AGENTS, mu_nc, L_nc))
+    assumptions.append(Assumption("the non-convex runs from x_0 cross the non-convex shell", crossed is not None,
+                                  float(r_nc[-1]), "exact", f"radius of the mean gap {r_nc[0]:.3g} -> {r_nc[-1]:.3g} "
+                                  f"(shell ({NC_SHELL[0]:.3f}, {NC_SHELL[1]:.3f}))"))
     assumptions.append(Assumption("noise N1: E||noise||^2 = sigma^2 exactly, unbiased", True, sigma0, "exact", "planted"))
     assumptions.append(Assumption(f"step alpha = {rule_name}: within eq. (8) as printed", True, a_ref, "exact",
                                   "Theorem 1's printed hypothesis; the proof's corrected steps need mu^2/(158 L^3 T)"))
     assumptions.append(_redundancy_assumption(ctx, ref_inst, max(fs)))
-    verdict = apply_assumptions(combine(parts), assumptions)
+    claim_v = combine(parts)
+    control_field = None
+    if ctrl_v is not None:
+        control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1 (A6), least "
+                                 f"squares, f = {ctrl_info['f']}, sigma_0, T = {Ts[0]}, from x_0 = 0",
+                         "verdict": ctrl_v.value,
+                         "detail": f"E e_K = {ctrl_info['final_over_bound']:.3g} x the bound (10) at K = {K} "
+                                   f"({ctrl_info['final_over_e0']:.3g} e_0)"}
+        claim_v_c = controlled(claim_v, ctrl_v)
+    else:  # no attacked run (fs = (0,)): nothing the filter could resist, no control to run
+        claim_v_c = claim_v
+    verdict = apply_assumptions(claim_v_c, assumptions)
     starred = [r for r in info_rows if r["start"] == "x*"]
     floors = np.array([r["late_gap_over_E_inf"] for r in starred])
     settled = all(r["settled"] for r in starred)
     worst = max(r["worst_ratio_to_bound"] for r in info_rows)
-    above_recon = sum(r["points_above_reconstructed"] for r in info_rows)
+    above_recon = sum(r["points_above_reconstructed"] for r in info_rows if r["problem"] == "LS")
     rise = max(r["rise_over_second_half"] for r in starred)
-    floor_text = (f"has settled at {floors.min():.2g} to {floors.max():.2g} of E_inf" if settled else
-                  f"reaches {floors.min():.2g} to {floors.max():.2g} of E_inf by round {K}, but some runs still rise (by up "
-                  f"to {100 * rise:.0f}% over the second half): lower bounds of the floor ratio, since the Byzantine floor "
-                  "takes thousands of rounds to settle at this step size")
+    nc_floor = [r for r in starred if r["problem"] != "LS"][0]
+    floor_text = (f"settles at {floors.min():.2g} to {floors.max():.2g} of E_inf" if settled else
+                  f"reaches {floors.min():.2g} to {floors.max():.2g} of E_inf, but some runs still rise (by up to "
+                  f"{100 * rise:.0f}% over the second half): lower bounds of the floor ratio")
     return result_for(
         ctx, THEOREM_CLAIM, verdict,
-        observed={"configs": info_rows, "sigma0": sigma0, "e0": e0_ref, "replicates": R, "rounds": K,
+        observed={"configs": info_rows, "sigma0": sigma0, "e0": e0_ref, "replicates": R, "rounds": K, "floor_rounds": Kf,
+                  "nonconvex": {"kappa": nc_kappa, "mu": mu_nc, "L": L_nc, "f": nc_f, "sigma": nc_sigma, "rounds": Knc,
+                                "radius_of_mean_gap_at_K": float(r_nc[-1]), "crossed_shell_at_round": crossed,
+                                "floor_over_E_inf": nc_floor["late_gap_over_E_inf"], "settled": nc_floor["settled"]},
                   "late_gap_over_E_inf": {"min": float(floors.min()), "max": float(floors.max()), "settled": settled},
                   "worst_ratio_to_bound_after_round_0": worst, "points_above_reconstructed_bound": above_recon},
         predicted={"E_inf_target_over_e0": floor_target},
-        fit={"checks": len(parts), "failed": sum(not v.passed for v in parts)},
-        explanation=(f"With sigma in {list(sigma_factors)} x sigma_0 (E_inf(sigma_0) = {floor_target:g} e_0 at f = {max(fs)}), "
-                     f"{R} replicates per configuration and {K} rounds, the mean gap stays under (10) at every recorded round "
-                     f"(after round 0 at most {worst:.3f} of the bound). Started at x*_H (e_0 = 0, so (10) reads "
-                     f"E e_k <= E_inf) the gap {floor_text}. The reconstructed bound of spec 4.4 is exceeded at "
-                     f"{above_recon} recorded points."
-                     if verdict.passed else
+        fit={"checks": len(parts), "failed": sum(not v.passed for v in parts), "claim_verdict": claim_v.value},
+        control=control_field,
+        explanation=(f"Least squares: with sigma in {list(sigma_factors)} x sigma_0 (E_inf(sigma_0) = {floor_target:g} e_0 at "
+                     f"f = {max(fs)}), {R} replicates per configuration and {K} rounds from x_0 = 0, and {Kf} rounds from "
+                     f"x*_H; the non-convex PL problem phi = r^2 + {nc_kappa:g} sin^2 r (f = {nc_f}, CE evasion, "
+                     f"sigma = {nc_sigma:g}), {Knc} rounds from x_0 (through the non-convex shell) and from x*_H. The mean "
+                     f"gap stays under (10) at every recorded round (after round 0 at most {worst:.3f} of the bound). Started "
+                     f"at x*_H (e_0 = 0, so (10) reads E e_k <= E_inf) the gap {floor_text}: the printed floor is loose by "
+                     f"a factor {1 / floors.max():.0f} or more. The reconstructed bound of spec 4.4 is exceeded at "
+                     f"{above_recon} recorded points (least squares)."
+                     + (f" Control: {control_field['detail']} ({ctrl_v.value})" if control_field else "")
+                     + ("." if verdict.passed or not claim_v.passed else
+                        ": the plain mean is not harmed either, so the verdict cannot be holds.")
+                     if claim_v.passed else
                      f"The mean gap exceeds (10) in {sum(not v.passed for v in parts)} configurations (ratio up to {worst:.3g})."),
         assumptions=assumptions,
-        finding=(f"The printed floor E_inf of (10) overstates the settled floor by a factor {1 / floors.max():.0f} or more "
-                 f"(floor / E_inf = {floors.min():.2g} to {floors.max():.2g} over f, T and attacks)."
-                 if settled and verdict.passed else ""),
+        finding=(remark(f"The printed floor E_inf of (10) overstates the settled floor by a factor {1 / floors.max():.0f} or "
+                        f"more (floor / E_inf = {floors.min():.2g} to {floors.max():.2g} over f, T, attacks and both "
+                        "problems): a floor cut to 0.01 E_inf would still hold. The bound holds but is vacuous there.")
+                 if settled and claim_v.passed else ""),
         figure=figspec.figure(figspec.panel(
-            f"Mean gap under eq. (10), f = {max(fs)}, T = {max(Ts)}, {ATTACK_NAMES[attacks[-1]]}", "round k", r"$\mathbb{E} e_k$",
-            fig, "log", "log")),
+            f"Mean gap under eq. (10): least squares f = {max(fs)}, T = {max(Ts)}, {ATTACK_NAMES[attacks[-1]]}; non-convex "
+            f"from x*_H", "round k", r"$\mathbb{E} e_k$", fig, "log", "log")),
     )
 
 
@@ -278,10 +525,16 @@ def _floors(ctx: Context, inst, configs, *, f: int, n_byz: int, rounds: int, str
 def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE, in_step: Bound = D.FLOOR_IN_STEP,
                       sigma_factors=(1.0, 2.0, 4.0, 8.0), step_grid=(0.02, 0.05, 0.1), f: int = 5,
                       rounds: int | None = None, tol_variance: float = 0.1, tol_step: float = 0.2,
-                      alpha_free_ratio: float = 0.5, removed_ratio: float = 1.5) -> Result:
+                      alpha_free_ratio: Bound = D.ALPHA_FREE_FLOOR, removed_ratio: Bound = D.CE_REMOVES_FAR_ATTACK,
+                      control: str = "mean") -> Result:
     """Spec C12 on LS-in-regime, T = 3, practical steps alpha L in ``step_grid``: (a) log-log slope of the floor vs
     sigma^2 in [0.9, 1.1] (f = 5, A3); (b) f = 0: slope vs alpha in [0.8, 1.2]; (c) f = 5, A3: floor at alpha L = 0.02
-    >= 0.5 x the floor at 0.1; (d) f = 5, A1: floor <= 1.5 x the honest-only floor (N - f agents, no filter)."""
+    >= ``alpha_free_ratio`` (0.5) x the floor at 0.1; (d) f = 5, A1: floor <= ``removed_ratio`` (1.5) x the honest-only floor
+    (N - f agents, no filter).
+
+    Control (issue 17) for (d), the filter's property: the same run with the plain mean (``control``) in place of CE under
+    A1 must violate (d), else the far vectors are harmless without the filter and (d) is inconclusive
+    (verify.fit.controlled). (a)-(c) describe how the floor scales, which the mean run beside them would not test."""
     K = rounds or ctx.pick(200, 1000)
     R = ctx.reps(16, 40)
     inst = ls_instance(ctx, n_byz=f)
@@ -290,7 +543,8 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
     std = lambda s: P.coordinate_std(s, d)  # noqa: E731 (noise N1)
     a_lo, a_hi = step_grid[0] / inst.L, step_grid[-1] / inst.L
     cfg = ([Config("A3", alpha=a_hi, T=3, std=std(s * sigma), reps=R) for s in sigma_factors]
-           + [Config("A3", alpha=a_lo, T=3, std=std(sigma), reps=R), Config("A1", alpha=a_hi, T=3, std=std(sigma), reps=R)])
+           + [Config("A3", alpha=a_lo, T=3, std=std(sigma), reps=R), Config("A1", alpha=a_hi, T=3, std=std(sigma), reps=R),
+              Config("A1", control, alpha=a_hi, T=3, std=std(sigma), reps=R)])
     att, tr_att = _floors(ctx, inst, cfg, f=f, n_byz=f, rounds=K, stream="run/attacked")
     inst0 = ls_instance(ctx, n_byz=0)
     clean, _ = _floors(ctx, inst0, [Config(None, alpha=a / inst0.L, T=3, std=std(sigma), reps=R) for a in step_grid],
@@ -307,9 +561,20 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
     v_b, fit_b = rate_verdict(steps, Yb, in_step, param="alpha", tol=tol_step, rng=rng,
                               values={"L": inst0.L, "T": 3, "sigma": sigma, "mu": inst0.mu})
     lo_alpha, hi_alpha_same_sigma = att[len(sigma_factors)], att[0]
-    v_c, fit_c = ratio_of_means_verdict(lo_alpha, hi_alpha_same_sigma, alpha_free_ratio, "lower", rng=rng)
-    v_d, fit_d = ratio_of_means_verdict(att[-1], honest_only[0], removed_ratio, "upper", rng=rng)
-    verdict = combine([v_a, v_b, v_c, v_d])
+    a_free, removed = float(alpha_free_ratio()), float(removed_ratio())
+    v_c, fit_c = ratio_of_means_verdict(lo_alpha, hi_alpha_same_sigma, a_free, "lower", rng=rng)
+    v_d, fit_d = ratio_of_means_verdict(att[-2], honest_only[0], removed, "upper", rng=rng)
+    # the mean under far random vectors diverges (floors up to 1e150): judged by its least harmed replicate, not a
+    # bootstrap of means that heavy tails make meaningless
+    least = float(np.min(att[-1]) / honest_only[0].mean()) if np.all(np.isfinite(att[-1])) else float("inf")
+    with aside():  # the control is not the claim
+        v_ctrl, fit_ctrl = deterministic_verdict([least], removed, "upper")
+    fit_ctrl["least_harmed_ratio"] = least
+    control_field = {"what": f"the plain mean ({control}) in place of CE under far random vectors (A1), f = {f}, the same "
+                             "noisy run: part (d)", "verdict": v_ctrl.value,
+                     "detail": f"floor of the least harmed replicate {least:.3g} x the honest-only floor (CE: "
+                               f"{fit_d['ratio']:.3g}; allowed {removed:g})"}
+    verdict = combine([v_a, v_b, v_c, controlled(v_d, v_ctrl)])
     return result_for(
         ctx,
         Claim("Remark 1: with a constant step the gap converges to a ball with an alpha-dependent part (as in fault-free "
@@ -322,16 +587,19 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
         verdict,
         observed={"sigma2": s2, "floor_vs_sigma2": Ya.mean(0), "alpha": steps, "floor_vs_alpha_f0": Yb.mean(0),
                   "floor_A3_alphaL_lo": float(lo_alpha.mean()), "floor_A3_alphaL_hi": float(hi_alpha_same_sigma.mean()),
-                  "floor_A1": float(att[-1].mean()), "floor_honest_only": float(honest_only[0].mean()),
+                  "floor_A1": float(att[-2].mean()), "floor_honest_only": float(honest_only[0].mean()),
+                  "floor_A1_plain_mean": float(att[-1].mean()),
                   "replicates": R, "rounds": K},
         predicted={"slope_sigma2": fit_a["predicted_exponent"], "slope_alpha": fit_b["predicted_exponent"],
-                   "alpha_free_ratio_min": alpha_free_ratio, "removed_ratio_max": removed_ratio},
-        fit={"sigma2": fit_a, "alpha": fit_b, "alpha_free": fit_c, "removed": fit_d},
+                   "alpha_free_ratio_min": a_free, "removed_ratio_max": removed},
+        fit={"sigma2": fit_a, "alpha": fit_b, "alpha_free": fit_c, "removed": fit_d, "control": fit_ctrl},
+        control=control_field,
         explanation=(f"(a) floor vs sigma^2: slope {fit_a['slope']:.3f} (CI {fit_a['slope_ci'][0]:.3f} to {fit_a['slope_ci'][1]:.3f}); "
                      f"(b) f = 0, floor vs alpha: slope {fit_b['slope']:.3f} (CI {fit_b['slope_ci'][0]:.3f} to "
                      f"{fit_b['slope_ci'][1]:.3f}); (c) under CE evasion the floor at alpha L = {step_grid[0]:g} is "
                      f"{fit_c['ratio']:.2f} x the floor at {step_grid[-1]:g}: the Byzantine part does not shrink with alpha; "
-                     f"(d) against the far random attack the floor is {fit_d['ratio']:.2f} x the honest-only floor: CE removes it."),
+                     f"(d) against the far random attack the floor is {fit_d['ratio']:.2f} x the honest-only floor: CE removes it "
+                     f"(the plain mean: {least:.3g} x or more, {v_ctrl.value})."),
         assumptions=[condition9_assumption(f, N_AGENTS, inst.mu, inst.L),
                      Assumption("practical step sizes (outside eq. (8), as the paper's simulations)", True, step_grid[-1],
                                 "exact", "alpha L in " + ", ".join(map(str, step_grid)))],
@@ -352,9 +620,14 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
 # =========================================================================================================
 @check("dutta2023.c13", "Remark 1: a mini-batch of size m divides the floor by m", "rate", "holds")
 def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1, 4, 16, 64), f: int = 5,
-                  tol: float = 0.1, rounds: int | None = None) -> Result:
+                  tol: float = 0.1, rounds: int | None = None, control: str = "mean") -> Result:
     """Spec C13: noise N2 (mean of m N1 draws) with m in {1, 4, 16, 64}, LS-in-regime, alpha L = 0.1, T = 3: the log-log
-    slope of the floor vs m is -1 +- 0.1, for f = 0 and for f = 5 under the CE-evasion attack."""
+    slope of the floor vs m is -1 +- 0.1, for f = 0 and for f = 5 under the CE-evasion attack.
+
+    Control (issue 17): that the Byzantine floor falls with m too is a property of the filter (CE keeps the attack's
+    effect proportional to sigma^2). The same f = 5 run with the plain mean (``control``) under the constant attack A6,
+    whose harm does not depend on the noise, must violate the slope (its floor does not fall with m)
+    (verify.fit.controlled)."""
     K = rounds or ctx.pick(200, 1000)
     R = ctx.reps(16, 40)
     ms = np.asarray(batches, dtype=float)
@@ -364,8 +637,16 @@ def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1
         inst = ls_instance(ctx, n_byz=ff)
         d = inst.problem.dim
         cfg = [Config(attack, alpha=0.1 / inst.L, T=3, std=P.coordinate_std(1.0, d, m), reps=R) for m in batches]
-        floors, _ = _floors(ctx, inst, cfg, f=ff, n_byz=ff, rounds=K, stream=f"run/f={ff}")
-        Y = np.stack(floors, 1)
+        ctrl = [Config("A6", control, alpha=0.1 / inst.L, T=3, std=P.coordinate_std(1.0, d, m), reps=R)
+                for m in batches] if attack else []
+        floors, _ = _floors(ctx, inst, cfg + ctrl, f=ff, n_byz=ff, rounds=K, stream=f"run/f={ff}")
+        if ctrl:
+            Yc = np.stack(floors[len(cfg):], 1)
+            with aside():  # the control is not the claim
+                v_ctrl, fit_ctrl = rate_verdict(ms, Yc, theory, param="m", tol=tol, rng=rng,
+                                                values={"L": inst.L, "T": 3, "alpha": 0.1 / inst.L, "mu": inst.mu,
+                                                        "sigma": 1.0, "f": ff, "H": N_AGENTS - ff})
+        Y = np.stack(floors[:len(cfg)], 1)
         v, fit = rate_verdict(ms, Y, theory, param="m", tol=tol, rng=rng,
                               values={"L": inst.L, "T": 3, "alpha": 0.1 / inst.L, "mu": inst.mu, "sigma": 1.0, "f": ff,
                                       "H": N_AGENTS - ff})
@@ -373,7 +654,12 @@ def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1
         fits[f"f={ff}"] = fit
         Ys[f"f={ff}"] = Y
         series.append(figspec.observed(f"f = {ff}" + (", CE evasion" if attack else ""), ms, Y, rng=ctx.numpy_rng("figure")))
-    verdict = combine(parts)
+    verdict = controlled(combine(parts), v_ctrl)
+    control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1 (A6), f = {f}, the "
+                             "same mini-batch run", "verdict": v_ctrl.value,
+                     "detail": f"floor slope in m {fit_ctrl['slope']:.3f} (CI {fit_ctrl['slope_ci'][0]:.3f} to "
+                               f"{fit_ctrl['slope_ci'][1]:.3f}) against -1: mini-batches do not remove the mean's "
+                               "Byzantine floor"}
     return result_for(
         ctx,
         Claim("Remark 1: each agent sampling a mini-batch of size m replaces sigma^2 by sigma^2/m in (10), so the optimality "
@@ -382,10 +668,12 @@ def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1
         verdict,
         observed={"m": ms, **{f"floor_{k}": Y.mean(0) for k, Y in Ys.items()}, "replicates": R, "rounds": K},
         predicted={"exponent": fits[f"f={f}"]["predicted_exponent"], "tolerance": tol},
-        fit=fits,
+        fit={**fits, "control": fit_ctrl},
+        control=control_field,
         explanation=(f"The floor falls with slope {fits['f=0']['slope']:.3f} in m without attack and "
                      f"{fits[f'f={f}']['slope']:.3f} with f = {f} and the CE-evasion attack (claimed -1): mini-batches remove "
-                     "the noise, and with it the Byzantine floor, which is also proportional to sigma^2."
+                     "the noise, and with it the Byzantine floor, which is also proportional to sigma^2. Control: "
+                     + control_field["detail"] + f" ({v_ctrl.value})."
                      if verdict.passed else
                      f"The floor's slope in m is {fits['f=0']['slope']:.3f} (f = 0) and {fits[f'f={f}']['slope']:.3f} "
                      f"(f = {f}), not {fits['f=0']['predicted_exponent']:g}."),
@@ -400,12 +688,16 @@ def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1
 # =========================================================================================================
 # C14: local steps
 # =========================================================================================================
-@check("dutta2023.c14", "More local steps converge faster per round (the paper's Figs. 2-3)", "rate", "holds")
-def c14_local_steps(ctx: Context, *, min_speedup: float = 2.0, per_step_band=(0.5, 2.0), Ts=(1, 3, 6), f: int = 5,
-                    step: float = 0.1, rounds: int | None = None) -> Result:
+@check("dutta2023.c14", "More local steps converge faster per round (the paper's Figs. 2-3)", "rate", "holds",
+       no_control="the claim compares Algorithm 1 with T local steps against itself with one (T = 1 is the run without "
+                  "the property, in the same harness); no other method is involved")
+def c14_local_steps(ctx: Context, *, min_speedup: Bound = D.LOCAL_STEPS_SPEEDUP, per_step_low: Bound = D.PER_STEP_RATE_LOW,
+                    per_step_high: Bound = D.PER_STEP_RATE_HIGH, Ts=(1, 3, 6), f: int = 5, step: float = 0.1,
+                    rounds: int | None = None) -> Result:
     """Spec C14: at alpha L = 0.1, f = 5 with the CE-evasion attack and sigma = 0, ln rho_emp(T = 3) <= min_speedup
-    ln rho_emp(T = 1) (per round) and the per-local-step log-rates of all T within ``per_step_band`` of T = 1's; with
-    sigma > 0 the floor vs T is recorded (the printed bound grows proportionally to T)."""
+    ln rho_emp(T = 1) (per round; 2) and the per-local-step log-rates of all T between ``per_step_low`` (1/2) and
+    ``per_step_high`` (2) x T = 1's; with sigma > 0 the floor vs T is recorded (the printed bound grows proportionally
+    to T)."""
     K = rounds or ctx.pick(200, 600)
     R = ctx.reps(12, 40)
     inst = ls_instance(ctx, n_byz=f)
@@ -417,14 +709,15 @@ def c14_local_steps(ctx: Context, *, min_speedup: float = 2.0, per_step_band=(0.
     for s in sl:
         g = tr.gap[s][0]
         idx = semilog_window(tr.rounds, g, g[0])
-        rates.append(math.log(geometric_rate_verdict(tr.rounds[idx], g[None, idx], 1.0, deterministic=True)[1]["rate"]))
+        rates.append(math.log(10) * slope_fit(tr.rounds[idx], g[None, idx], log_x=False, deterministic=True).slope)
     rates = np.array(rates)
     i3 = list(Ts).index(3) if 3 in Ts else 1  # the spec compares T = 3 with T = 1
     speedup = rates[i3] / rates[0]
     per_step = rates / np.asarray(Ts) / rates[0]
-    v_speed, i_speed = deterministic_verdict(speedup, min_speedup, "lower")
-    v_lo, i_lo = deterministic_verdict(per_step, per_step_band[0], "lower")
-    v_hi, i_hi = deterministic_verdict(per_step, per_step_band[1], "upper")
+    v_speed, i_speed = deterministic_verdict(speedup, min_speedup)
+    v_lo, i_lo = deterministic_verdict(per_step, per_step_low)
+    v_hi, i_hi = deterministic_verdict(per_step, per_step_high)
+    band = (float(per_step_low()), float(per_step_high()))
     floors, _ = _floors(ctx, inst, [Config("A3", alpha=alpha, T=T, std=P.coordinate_std(1.0, d), reps=R) for T in Ts],
                         f=f, n_byz=f, rounds=K, stream="run/noisy")
     floor_means = np.array([x.mean() for x in floors])
@@ -440,7 +733,7 @@ def c14_local_steps(ctx: Context, *, min_speedup: float = 2.0, per_step_band=(0.
         observed={"T": list(Ts), "log_rate_per_round": rates, "speedup": speedup,
                   "per_step_log_rate_relative": per_step, "floor_vs_T": floor_means,
                   "floor_slope_in_T": floor_slope.as_dict(), "replicates": R, "rounds": K},
-        predicted={"min_speedup": min_speedup, "per_step_band": list(per_step_band), "printed_floor_slope_in_T": 1.0},
+        predicted={"min_speedup": float(min_speedup()), "per_step_band": list(band), "printed_floor_slope_in_T": 1.0},
         fit={"speedup": i_speed, "per_step_low": i_lo, "per_step_high": i_hi},
         explanation=(f"Per round, T = {Ts[i3]} converges {speedup:.2f} x faster in log-rate than T = {Ts[0]} (T = {Ts[-1]}: "
                      f"{rates[-1] / rates[0]:.2f} x), while per local step the rates stay within {per_step.min():.2f} to "
@@ -584,176 +877,4 @@ def c15_decaying_step(ctx: Context, *, theory: Bound = D.DECAYING_STEP_RATE, f: 
                               rng=ctx.numpy_rng("figure")),
              figspec.line("slope -1", np.maximum(out[(0, None)][0], 1),
                           out[(0, None)][1].mean(0)[-1] * K / np.maximum(out[(0, None)][0], 1), "reference")])),
-    )
-
-
-# =========================================================================================================
-# X01: Theorem 1 on a genuinely non-convex PL problem (issue 17)
-# =========================================================================================================
-#: The sine weight of the non-convex member of problem (11)'s family phi(r) = r^2 + kappa sin^2 r: kappa = 1.5 is
-#: non-convex (phi''(pi/2) = 2 - 2 kappa = -1) yet keeps mu/L = 0.151, so condition (9) admits f = 2 at N = 50
-#: (Karimi et al.'s kappa = 3, P1-nc, has mu/L = 0.022: f = 0 only).
-NC_KAPPA = 1.5
-#: The non-convex shell of phi = r^2 + 1.5 sin^2 r: phi''(r) = 2 + 3 cos 2r < 0 for cos 2r < -2/3.
-NC_SHELL = (0.5 * math.acos(-2.0 / 3.0), math.pi - 0.5 * math.acos(-2.0 / 3.0))
-
-
-def nonconvex_instance(ctx: Context, *, kappa: float = NC_KAPPA, dim: int = 5, radius: float = 2.2):
-    """N = 50 agents with q^i(x) = phi(||x - x°||), phi = r^2 + kappa sin^2 r (isotropic data A^{iT} A^i = I, realizable:
-    every agent's minimiser is x°, so 2f-redundancy holds for every f by construction), x° at distance ``radius`` from
-    x_0 = 0 in a random direction. Exact constants: L = 2 + 2 kappa (sup |phi''| and phi'/r), mu = the isotropic PL
-    constant inf_r phi'(r)^2/(2 phi(r)) (quadratic growth holds with 2 >= mu)."""
-    v = torch.randn(dim, generator=ctx.generator("data"), dtype=ctx.dtype, device=ctx.torch_device)
-    x_opt = radius * v / torch.linalg.vector_norm(v)
-    G = torch.eye(dim, dtype=ctx.dtype, device=ctx.torch_device).expand(N_AGENTS, dim, dim).clone()
-    prob = P.IsotropicAgents(G[None], x_opt.expand(N_AGENTS, dim).clone()[None],
-                            torch.zeros(1, N_AGENTS, dtype=ctx.dtype, device=ctx.torch_device), P.sin_link(kappa))
-    mu = D.isotropic_pl_constant(kappa)[0]
-    return prob, x_opt, D.curvature_bound_sin(kappa), mu
-
-
-def _radius(gap: np.ndarray, kappa: float) -> np.ndarray:
-    """||x - x°|| from the gap phi(r) (phi is increasing): bisection, vectorised."""
-    lo, hi = np.zeros_like(gap), np.full_like(gap, 50.0)
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        above = D.phi_sin(mid, kappa) > gap
-        hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
-    return 0.5 * (lo + hi)
-
-
-def _x01_text(claim_v, v_det, i_det, parts_b, v_ctrl, control_field, *, kappa, mu, L, f, cfg, attacks, Ts, r_end, K,
-              ratio_K, sigma, worst_b, settled, late, floor_ratio, Kf, relax) -> str:
-    if not claim_v.passed:
-        return (f"Eq. (10) fails: exact part {v_det.value} ({i_det['violations']} of {i_det['count']} runs above it), noisy "
-                f"part {', '.join(v.value for v in parts_b)}. Settled floor {late:.3g} = {floor_ratio:.2g} E_inf; final "
-                f"radius <= {r_end.max():.2g}; control {v_ctrl.value}.")
-    return (f"On phi = r^2 + {kappa:g} sin^2 r (non-convex, mu/L = {mu / L:.3f}, f = {f}) every exact run ({len(cfg)}: "
-            f"attacks {', '.join(attacks)}, T in {list(Ts)}) stays under (1 - alpha mu T/36)^k e_0 and ends at radius <= "
-            f"{r_end.max():.2g} (the non-convex shell starts at {NC_SHELL[0]:.3f}); at K = {K} the gap is at most "
-            f"{ratio_K.max():.2g} of the bound. With noise (sigma = {sigma:g}, CE evasion) the mean gap stays under (10) (at "
-            f"most {worst_b:.3g} of it after round 0); from x*_H the floor {'settles' if settled else 'is still moving'} at "
-            f"{late:.3g} = {floor_ratio:.2g} E_inf over {Kf} rounds (relaxation time {relax:.0f} rounds): E_inf could shrink "
-            f"by {1 / floor_ratio:.0f} x before the verdict flips. Control: {control_field['detail']} ({v_ctrl.value})"
-            + ("." if controlled(claim_v, v_ctrl).passed else ": the mean is not harmed, so the verdict cannot be holds."))
-
-
-@check("dutta2023.x01", "Theorem 1 on a non-convex PL problem (phi = r^2 + 1.5 sin^2 r): eq. (10) with exact and noisy "
-       "gradients under attack", "bound", "holds")
-def x01_nonconvex_theorem(ctx: Context, *, theory: Bound = D.THEOREM_1, kappa: float = NC_KAPPA, f: int = 2,
-                          attacks=("A1", "A2", "A3", "A4", "A5", "A6"), Ts=(1, 3), sigma: float = 1.0,
-                          rounds: int | None = None, floor_rounds: int | None = None, control: str = "mean",
-                          rtol: float = 1e-9, atol: float = 1e-12) -> Result:
-    """Theorem 1 (eq. (10)) on the paper's subject, a non-convex PL objective: every agent has q^i(x) = phi(||x - x°||)
-    with phi(r) = r^2 + kappa sin^2 r, kappa = 1.5 (problem (11)'s family; phi''(pi/2) = -1, so q^i is non-convex;
-    PL with mu = 0.7544, L = 5 exactly, spec 3), N = 50, f = 2 (the largest f condition (9) allows: 2/48 <= mu/(3L)),
-    alpha = mu/(72 L^2 T) (eq. (8) as printed), x_0 = 0 at distance 2.2 from x° so that every run crosses the non-convex
-    shell r in (1.15, 1.99).
-
-    (a) sigma = 0: e_k <= (1 - alpha mu T/36)^k e_0 (1 + rtol) + atol e_0 at every round, for every attack A1-A6 and T in
-    ``Ts``; the runs must end inside the shell's inner edge (else the non-convex part was not tested: inconclusive).
-    (b) noise N1 with E||noise||^2 = sigma^2, the CE-evasion attack, T = 1: the replicate mean stays under (10) at every
-    recorded round (bootstrap CI), from x_0 and from x*_H (there (10) reads E e_k <= E_inf), run long enough (about six
-    relaxation times 1/(alpha phi''(0) T) of the distance, 477 rounds) for the floor to settle; the settled floor / E_inf is
-    reported (the floor's power: the factor by which E_inf could shrink before the verdict flips).
-    Control: the plain mean under the constant attack A6 (sigma = 0) must violate (a) (verify.fit.controlled).
-
-    Expected holds: Theorem 1's hypotheses hold exactly here (Assumptions 1-3, 2f-redundancy, (8), (9)); the rate of
-    (10) is about 72 x slower than local GD's (spec 4.2) and the settled floor of a CE-kept attack is about
-    f^2 sigma^2/(2 |H|^2 phi''(0) T) against (10)'s 72 T sigma^2 f/(mu |H|), i.e. (10) overstates it by more than 10^3
-    for any f allowed by (9), so a floor cut to 0.01 E_inf still holds: the floor of (10) is loose, not wrong."""
-    K = rounds or ctx.pick(1200, 3000)
-    Kf = floor_rounds or ctx.pick(3000, 6000)
-    R = ctx.reps(10, 30)
-    prob, x_opt, L, mu = nonconvex_instance(ctx, kappa=kappa)
-    H = N_AGENTS - f
-    d = prob.dim
-    assumptions = [condition9_assumption(f, N_AGENTS, mu, L),
-                   Assumption("non-convex: phi''(pi/2) = 2 - 2 kappa < 0", 2 - 2 * kappa < 0, 2 - 2 * kappa, "exact",
-                              f"q^i(x) = phi(||x - x°||) has Hessian eigenvalue phi''(r) < 0 on the shell r in "
-                              f"({NC_SHELL[0]:.3f}, {NC_SHELL[1]:.3f})"),
-                   Assumption("Assumption 2: PL and quadratic growth with mu", True, mu, "exact",
-                              f"mu_PL = inf phi'^2/(2 phi) = {mu:.5f} (1-D minimisation); QG constant 2 >= mu"),
-                   Assumption("2f-redundancy: every agent's minimiser is x°", True, None, "exact", "by construction"),
-                   Assumption("step alpha = mu/(72 L^2 T): eq. (8) as printed", True, mu / (72 * L**2), "exact", "")]
-    # (a) exact gradients, every attack
-    cfg = [Config(a, alpha=mu / (72 * L**2 * T), T=T) for a in attacks for T in Ts]
-    rec = record_rounds(K, dense=True)
-    tr, sl = simulate(ctx, prob, cfg, f=f, n_byz=f, rounds=K, stream="run/exact", record=rec)
-    alpha_col = np.array([c.alpha for c in cfg])[:, None]
-    T_col = np.array([c.T for c in cfg], dtype=float)[:, None]
-    e0 = tr.gap[:, :1]
-    at = _values(mu, L, alpha=alpha_col, T=T_col, f=f, H=H, sigma=0.0, e0=e0, k=tr.rounds[None, :])
-    bound = np.broadcast_to(np.asarray(theory(**at), dtype=float), tr.gap.shape)
-    excess = (tr.gap / e0 - (bound / e0 * (1 + rtol) + atol)).max(1)
-    v_det, i_det = deterministic_verdict(excess, 0.0, "upper")
-    r_end = _radius(tr.gap[:, -1], kappa)
-    assumptions.append(Assumption("every exact run crosses the non-convex shell", bool((r_end < NC_SHELL[0]).all()),
-                                  float(r_end.max()), "exact", f"||x_K - x°|| <= {r_end.max():.3g} < {NC_SHELL[0]:.3f} "
-                                  f"for all {len(cfg)} runs (start 2.2)"))
-    ratio_K = tr.gap[:, -1] / bound[:, -1]
-    # control: the plain mean under the constant vector (A6), same run
-    cc = [Config("A6", control, alpha=mu / (72 * L**2 * Ts[0]), T=Ts[0])]
-    tc, _ = simulate(ctx, prob, cc, f=f, n_byz=f, rounds=K, stream="run/control", record=rec)
-    at_c = _values(mu, L, alpha=cc[0].alpha, T=Ts[0], f=f, H=H, sigma=0.0, e0=float(tc.gap[0, 0]), k=tc.rounds)
-    b_c = np.asarray(theory(**at_c), dtype=float)
-    v_ctrl, _ = deterministic_verdict([float((tc.gap[0] / tc.gap[0, 0] - (b_c / tc.gap[0, 0] * (1 + rtol) + atol)).max())],
-                                      0.0, "upper")
-    control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1 (A6), sigma = 0, "
-                             f"T = {Ts[0]}", "verdict": v_ctrl.value,
-                     "detail": f"e_K/e_0 = {tc.gap[0, -1] / tc.gap[0, 0]:.3g} against the bound's "
-                               f"{b_c[-1] / tc.gap[0, 0]:.6f} at K = {K}"}
-    # (b) noisy gradients, CE evasion, T = 1: from x_0 and from x*_H
-    alpha1 = mu / (72 * L**2)
-    std = P.coordinate_std(sigma, d)
-    rec_f = record_rounds(Kf, tail=0.5, stride=5)
-    rng = ctx.numpy_rng("bootstrap")
-    noisy, parts_b = {}, []
-    for start, x0 in (("0", None), ("x*", x_opt)):
-        t2, s2 = simulate(ctx, prob, [Config("A3", alpha=alpha1, T=1, std=std, reps=R)], f=f, n_byz=f, rounds=Kf,
-                          stream=f"run/noisy/{start}", record=rec_f, x0=x0)
-        Y = t2.gap[s2[0]]
-        atb = _values(mu, L, alpha=alpha1, T=1, f=f, H=H, sigma=sigma, e0=float(Y[:, 0].mean()), k=t2.rounds)
-        v, b = bound_verdict(Y, theory, values=atb, rng=rng)
-        parts_b.append(v)
-        noisy[start] = (t2, Y, b)
-    E_inf = float(D.THEOREM_1_FLOOR(alpha=alpha1, T=1, f=f, H=H, sigma=sigma, mu=mu, L=L))
-    t2, Y, _ = noisy["x*"]
-    late = float(Y[:, t2.rounds >= 0.75 * Kf].mean())
-    mid = float(Y[:, (t2.rounds >= 0.5 * Kf) & (t2.rounds < 0.75 * Kf)].mean())
-    settled = bool(mid > 0 and abs(late / mid - 1) < 0.1)
-    floor_ratio = late / E_inf
-    relax = 1.0 / (alpha1 * D.curvature_bound_sin(kappa))  # the distance's relaxation time, phi''(0) = 2 + 2 kappa = L
-    claim_v = combine([v_det] + parts_b)
-    verdict = apply_assumptions(controlled(claim_v, v_ctrl), assumptions)
-    with np.errstate(divide="ignore", invalid="ignore"):  # a planted bound without a floor is 0 at the start x*_H
-        worst_b = max(float(np.nanmax(b["mean"][1:] / b["bound"][1:])) for _, _, b in noisy.values())
-    return result_for(
-        ctx, THEOREM_CLAIM, verdict,
-        observed={"mu": mu, "L": L, "mu_over_L": mu / L, "f": f, "kappa": kappa,
-                  "exact": {"runs": len(cfg), "max_ratio_to_bound_at_K": float(ratio_K.max()),
-                            "largest_final_radius": float(r_end.max()), "rounds": K},
-                  "noisy": {"sigma": sigma, "replicates": R, "rounds": Kf, "worst_ratio_to_bound_after_round_0": worst_b,
-                            "settled_floor": late, "E_inf": E_inf, "floor_over_E_inf": floor_ratio, "settled": settled,
-                            "relaxation_rounds": relax}},
-        predicted={"rho_bound": [float(1 - c.alpha * mu * c.T / 36) for c in cfg], "E_inf": E_inf},
-        fit={"exact": i_det, "noisy_verdicts": [v.value for v in parts_b], "claim_verdict": claim_v.value},
-        control=control_field,
-        explanation=_x01_text(claim_v, v_det, i_det, parts_b, v_ctrl, control_field, kappa=kappa, mu=mu, L=L, f=f, cfg=cfg,
-                              attacks=attacks, Ts=Ts, r_end=r_end, K=K, ratio_K=ratio_K, sigma=sigma, worst_b=worst_b,
-                              settled=settled, late=late, floor_ratio=floor_ratio, Kf=Kf, relax=relax),
-        assumptions=assumptions,
-        finding=remark(f"Theorem 1 holds on a non-convex PL problem inside its hypotheses, loosely: the settled floor is "
-                       f"{floor_ratio:.1e} of E_inf of (10) (sigma = {sigma:g}, f = {f}, CE evasion), so a floor cut to "
-                       f"0.01 E_inf would still hold; the gap at K is at most {ratio_K.max():.2g} of the linear term.")
-        if claim_v.passed else "",
-        figure=figspec.figure(
-            figspec.panel(f"Exact gradients, phi = r^2 + {kappa:g} sin^2 r, f = {f}", "round k", r"$e_k/e_0$",
-                          [figspec.line(f"{ATTACK_NAMES[c.attack]}, T = {c.T}", tr.rounds, tr.gap[s][0] / tr.gap[s][0, 0],
-                                        "observed") for c, s in zip(cfg, sl) if c.T == Ts[0]]
-                          + [figspec.line("bound (10), sigma = 0", tr.rounds, bound[0] / e0[0, 0], "bound")],
-                          "linear", "log"),
-            figspec.panel(f"Noisy gradients (sigma = {sigma:g}), CE evasion, from x*_H", "round k", r"$\mathbb{E} e_k$",
-                          [figspec.observed("from x*_H", np.maximum(t2.rounds, 1), Y, rng=ctx.numpy_rng("figure")),
-                           figspec.line("E_inf of (10)", np.maximum(t2.rounds, 1), E_inf, "bound")], "log", "log")),
     )

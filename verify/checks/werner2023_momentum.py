@@ -21,16 +21,19 @@ from verify.engine import Context, log_checkpoints
 from verify.fit import (
     apply_assumptions,
     combine,
+    controlled,
     family_z,
     identity_verdict,
     mc_bound_verdict,
     mc_identity_verdict,
     rate_verdict,
+    unanimous,
 )
 from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.problems.points import random_unit
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
+from verify.strength import aside
 
 register_paper(W.PAPER)
 
@@ -55,7 +58,10 @@ def c25_momentum_variance(ctx: Context, *, theory: Bound = W.LEMMA_14, variance:
     has E||m_t - E m_t||^2 <= alpha sigma^2 at every t (Monte Carlo bound, alpha < 1; at alpha = 1 it is the
     identity m_t = g_t), follows the derived alpha sigma^2 (1 - (1-alpha)^{2t})/(2 - alpha) at log-spaced t,
     and its stationary value (last third of the steps, each step's estimate over the exact transient) matches
-    alpha sigma^2/(2 - alpha) within 5%."""
+    alpha sigma^2/(2 - alpha) within 5%.
+
+    Control (issue 17): the same stochastic gradients without momentum (alpha = 1, m_t = g_t, run as the last column of
+    ``alphas``) have variance sigma^2, which must violate alpha sigma^2 at every alpha < 1 (verify.fit.controlled)."""
     R = ctx.reps(500, 2000)
     a = np.asarray(alphas, dtype=float)
     P = a.size
@@ -88,7 +94,21 @@ def c25_momentum_variance(ctx: Context, *, theory: Bound = W.LEMMA_14, variance:
     stationary = sigma**2 * a / (2 - a)
     stationary_est = stationary * np.mean(late_ratio, axis=0)
     v_stat, s_info = identity_verdict(stationary_est, stationary, rtol=band)
-    verdict = combine([v_bound, v_ident, v_stat])
+    no_mom = np.isclose(a, 1.0)
+    if no_mom.any() and below.any():
+        j = int(np.flatnonzero(no_mom)[0])
+        with aside():  # the control is not the claim
+            v_ctrl, c_info = mc_bound_verdict(np.broadcast_to(est[:, [j]], est[:, below].shape),
+                                              np.broadcast_to(se[:, [j]], se[:, below].shape), bound[below][None, :],
+                                              z=family_z(int(below.sum()) * ts.size))
+        control = {"what": "the same gradients without momentum (alpha = 1: m_t = g_t)", "verdict": v_ctrl.value,
+                   "detail": f"variance {est[-1, j]:.4g} against alpha sigma^2 = "
+                             f"{', '.join(f'{v:.3g}' for v in bound[below])} (largest z {c_info['worst_z']:.1f})"}
+    else:
+        v_ctrl = unanimous(())  # no control run: undecided
+        control = {"what": "the same gradients without momentum (alpha = 1)", "verdict": v_ctrl.value,
+                   "detail": "not run: alphas has no 1 (or no alpha < 1)"}
+    verdict = controlled(combine([v_bound, v_ident, v_stat]), v_ctrl)
     fig_rng = ctx.numpy_rng("figure")
     return result_for(
         ctx,
@@ -99,6 +119,7 @@ def c25_momentum_variance(ctx: Context, *, theory: Bound = W.LEMMA_14, variance:
                   "stationary_over_alpha_sigma2": stationary_est / bound, "replicates": R, "steps": steps},
         predicted={"bound_alpha_sigma2": bound, "closed_form": closed, "stationary_alpha_sigma2_over_2_minus_alpha": stationary},
         fit={"bound": b_info, "identity": i_info, "stationary_max_rel_error": s_info["max_rel_error"], "band": band},
+        control=control,
         explanation=(f"At the recorded t the momentum's variance {'stays below' if v_bound.passed else 'does not stay below'} "
                      f"alpha sigma^2 for alpha < 1 (largest z-score against the bound {b_info['worst_z']:.1f}) and "
                      f"{'follows' if v_ident.passed else 'departs from'} alpha sigma^2 (1 - (1-alpha)^(2t))/(2-alpha) (largest |z| "
@@ -226,7 +247,10 @@ def _assumption9(sep_min: np.ndarray, threshold: float) -> Assumption:
 
 
 @check("werner2023.c27", "Theorem 3.4 (beta = 0): Momentum-Clustering's average squared gradient falls as T^{-1/2}", "rate",
-       "inconclusive")
+       "inconclusive",
+       no_control="expected inconclusive before any run: Assumption 9 cannot be met in the theorem's own regime (spec 6.6), so "
+                  "the rate is never judged and a control (the method without momentum) would qualify nothing; with "
+                  "Assumption 9 forced, the planted wrong exponent is violated (tests)")
 def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, steps: int = 10,
                       separation_threshold: float = (DELTA / 10) ** 2, tol: float = 0.1) -> Result:
     """Spec 6.6 check 27 with sigma = 2.5 (so that Theorem 3.4's eta = min(1/L, sqrt(F_0/(L T (sigma^2/n_i +
@@ -292,7 +316,10 @@ def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, st
     )
 
 
-@check("werner2023.c28", "Theorem 3.4: the Byzantine excess of Momentum-Clustering decays as T^{-1/4}", "rate", "inconclusive")
+@check("werner2023.c28", "Theorem 3.4: the Byzantine excess of Momentum-Clustering decays as T^{-1/4}", "rate", "inconclusive",
+       no_control="expected inconclusive before any run: Assumption 9 cannot be met in the theorem's own regime (spec 6.6), so "
+                  "the excess's rate is never judged and a control would qualify nothing; the attack-free run of c27 is "
+                  "its paired baseline")
 def c28_momentum_byzantine(ctx: Context, *, theory: Bound = W.THM_3_4_BYZANTINE, Ts=MC_GRID[:3], steps: int = 10,
                            separation_threshold: float = (DELTA / 10) ** 2, tol: float = 0.1) -> Result:
     """Spec 6.6 check 28: one edge-of-ball attacker per cluster ball (beta = delta/4 from each cluster's view)
