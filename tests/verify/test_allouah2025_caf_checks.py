@@ -166,3 +166,13 @@ def test_verdicts_stable_over_root_seeds(cid):
 
     spec = get(cid)
     assert_verdict(spec, spec.expected, seeds=range(1, 6))
+
+
+def test_c11_refutes_a_bound_cut_to_a_quarter_and_its_mean_control_fails():
+    """issue 17: the spec's attack families reached 0.21 kappa, so 0.25 kappa went unrefuted; the ascent reaches
+    beyond it, and the plain mean in place of CAF breaks the bound."""
+    from verify.engine import Context
+
+    r = run_quick(K.c11_prop41)
+    assert r.observed["worst_ratio_optimised"] > 0.25 and r.control["verdict"] == "violated"
+    assert K.c11_prop41(Context(), theory=A.PROP_4_1.scaled(0.25)).verdict.value == "violated"
