@@ -52,7 +52,6 @@ from verify.strength import aside
 register_paper(A.PAPER)
 
 ALIE_TAU = 1.5  # ByzFL's default
-NCP = 30
 
 
 def kappa(n: int, f: int) -> float:
