@@ -400,8 +400,8 @@ def c20_theorem42(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 12, f:
 @check("allouah2025.c21", "CafCor's excess loss decays as O(1/T) without heterogeneity; a floor remains with it",
        "rate", "holds", no_control=(
            "O(1/T) without heterogeneity is the rate of any stochastic-gradient method on this schedule whose "
-           "aggregate the attack does not bias (the plain mean under ALIE included), so a mean control could not fail "
-           "here; CafCor's robustness, the property a control must expose, is controlled in allouah2025.c20 (the mean "
+           "aggregate the attack does not bias (the plain mean under ALIE included: on this harness it shows slope "
+           "-1.09 in T in [700, 2500], as CAF does), so a mean control could not fail here; CafCor's robustness, the property a control must expose, is controlled in allouah2025.c20 (the mean "
            "under a large-value attack breaks Theorem 4.2's bound) and c11"))
 def c21_rates(ctx: Context, *, theory: Bound = A.THM_4_2_SC_RATE, floor_theory: Bound = A.THM_4_2_SC_FLOOR, n: int = 12,
               f: int = 2, d: int = 3, m: int = 10, b: int = 2, s_cor: float = 0.3, s_ind: float = 0.3, C: float = 60.0,
