@@ -464,6 +464,17 @@ THM_4_2_SC_RATE = Bound(
     typst='EE[cal(L)_cal(H)(theta_T) - cal(L)_star] lt.tilde (L overline(sigma)^2)/(mu^2 T) + (L^2 cal(L)_0)/(mu^2 T^2)',
 )
 
+#: Its heterogeneity floor (the T -> infinity limit of the strongly convex bound; spec check C21).
+THM_4_2_SC_FLOOR = Bound(
+    name="Theorem 4.2 (1), heterogeneity floor",
+    expr=960 * KAPPA * G2 / mu_sc,
+    kind="upper",
+    statement="As T grows the strongly convex bound tends to 960 kappa G_cov^2/mu: the excess loss's floor stays under it.",
+    source="allouah2025, Theorem 4.2 (1), T -> infinity; constant from the proof in Appendix C.3",
+    hidden_constant=False,
+    typst='lim_(T -> oo) EE[cal(L)_cal(H)(theta_T) - cal(L)_star] <= (960 kappa G_"cov"^2)/mu',
+)
+
 #: Corollary 4.1's privacy-utility trade-off, and the LDP rate it is compared with (section 4.3).
 COR_4_1_UTILITY = Bound(
     name="Corollary 4.1 (privacy-utility, SecLDP, q = f)",
@@ -500,6 +511,18 @@ COR_4_1_DP_TERM = Bound(
     typst='(L overline(sigma)_"DP"^2)/(mu^2 T) prop T^0 quad "with" sigma_"cor"^2 = sigma_"ind"^2 prop T',
 )
 
+#: The same DP term with the noise levels left as symbols (sigma_cor^2 = sigma_ind^2 given per horizon T by Corollary
+#: 4.1, proportional to T): T stays a symbol of the bound, so its exponent in T (0 on Corollary 4.1's noise) is tested.
+COR_4_1_DP_TERM_T = Bound(
+    name="Corollary 4.1, DP term of the strongly convex bound (noise per horizon)",
+    expr=(L_sm / (mu_sc**2 * T)) * SIGMA_BAR2.subs({s_b2: 0}),
+    kind="lower",
+    statement=COR_4_1_DP_TERM.statement,
+    source="allouah2025, proof of Corollary 4.1 (Appendix C.4); Theorem 4.2 (1)",
+    hidden_constant=True,
+    typst='(L overline(sigma)_"DP"^2)/(mu^2 T) quad "with" sigma_"cor"^2 = sigma_"ind"^2 = 32 C^2 T log(1/delta)/(epsilon^2 (n-f))',
+)
+
 #: Numbers the spec's author found by simulation (spec 4.1, 4.2, 2.4); the checks report beside them.
 SPEC_SIM_WORST_RATIO = {"exact": 0.18, "power_1": 0.34, "power_3": 0.24, "power_10": 0.18, "all_subsets": 0.24,
                         "sigma_star_ratio": 0.50}
@@ -510,5 +533,5 @@ ALL_BOUNDS: tuple[Bound, ...] = (LEMMA_A4, SIGMA_EFF2, HONEST_RESIDUAL, MARGINAL
                                  COMPOSITION, PROP_4_1, APP_B_SIGMA_STAR, PROP_4_1_EXACT_SQUARE, PROP_4_1_JENSEN,
                                  PROP_4_1_PROOF_LINE,
                                  TRACE_CRITERION, LEMMA_C6, LEMMA_C6_PROOF, WISHART_EDGE, LEMMA_C1_NOISE, LEMMA_C1_EQ58,
-                                 LEMMA_C5_EXACT, LEMMA_C5, LEMMA_C2_PRINTED_SAMPLING, THM_4_2_SC, THM_4_2_SC_RATE,
-                                 COR_4_1_UTILITY, LDP_UTILITY, COR_4_1_DP_TERM, THM_4_2_NC)
+                                 LEMMA_C5_EXACT, LEMMA_C5, LEMMA_C2_PRINTED_SAMPLING, THM_4_2_SC, THM_4_2_SC_RATE, THM_4_2_SC_FLOOR,
+                                 COR_4_1_UTILITY, LDP_UTILITY, COR_4_1_DP_TERM, COR_4_1_DP_TERM_T, THM_4_2_NC)

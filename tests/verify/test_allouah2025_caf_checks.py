@@ -55,14 +55,14 @@ class TestC16(CheckContract):
 class TestX01(CheckContract):
     check = K.x01_proof_last_step
     # the equal-weight form (a+b)^2 <= 2a^2 + 2b^2 (not the paper's step) overshoots kappa by f^2/(3(n-f)^2)
-    planted = {"theory": A.PROP_4_1_PROOF_LINE, "n_max": 60}
+    planted = {"step": "equal", "n_max": 60}
     determinism_overrides = {"n_max": 20}
 
 
 def test_x01_exact_square_also_holds_in_50_digit_arithmetic():
     from verify.engine import Context
 
-    r = K.x01_proof_last_step(Context(), theory=A.PROP_4_1_EXACT_SQUARE, n_max=40)
+    r = K.x01_proof_last_step(Context(), step="exact", n_max=40)
     assert r.verdict.value == "holds" and r.observed["arithmetic"].startswith("50-digit")
 
 
@@ -70,7 +70,7 @@ def test_x01_a_constant_just_above_kappa_is_caught_exactly():
     from verify.engine import Context
 
     # kappa (1 + 1e-20) is kappa in float64 (below one rounding); integer arithmetic still sees it above kappa
-    r = K.x01_proof_last_step(Context(), theory=A.PROP_4_1.scaled(sp.Rational(10**20 + 1, 10**20), name="kappa (1 + 1e-20)"), n_max=30)
+    r = K.x01_proof_last_step(Context(), step=A.PROP_4_1.scaled(sp.Rational(10**20 + 1, 10**20), name="kappa (1 + 1e-20)"), n_max=30)
     assert r.verdict.value == "violated" and r.observed["violations"] == r.observed["pairs"]
 
 
@@ -166,3 +166,13 @@ def test_verdicts_stable_over_root_seeds(cid):
 
     spec = get(cid)
     assert_verdict(spec, spec.expected, seeds=range(1, 6))
+
+
+def test_c11_refutes_a_bound_cut_to_a_quarter_and_its_mean_control_fails():
+    """issue 17: the spec's attack families reached 0.21 kappa, so 0.25 kappa went unrefuted; the ascent reaches
+    beyond it, and the plain mean in place of CAF breaks the bound."""
+    from verify.engine import Context
+
+    r = run_quick(K.c11_prop41)
+    assert r.observed["worst_ratio_optimised"] > 0.25 and r.control["verdict"] == "violated"
+    assert K.c11_prop41(Context(), theory=A.PROP_4_1.scaled(0.25)).verdict.value == "violated"

@@ -119,3 +119,25 @@ def test_sigma_bar2_formula():
     expected = (sb2 + d * (f * c2 + i2)) / (n - f) + 4 * k * (sb2 + 108 * (n * c2 + i2) * (1 + d / (n - f)))
     assert K.sigma_bar2(n, f, d, s2, m, b, c2, i2) == pytest.approx(expected, rel=1e-12)
     assert sp.diff(A.COR_4_1_DP_TERM.expr, A.T) == 0
+
+
+# -- issue 17: how hard each claim is tested ----------------------------------------------------------
+def test_c21_tells_t_minus_1_from_t_minus_1_25():
+    """The rate test refutes T^-1.25 as the stated rate (the power it reports is below 0.25 at seed 0)."""
+    from verify.engine import Context
+
+    r = run_quick(K.c21_rates)
+    assert r.verdict.value == "holds" and r.observed["rate_power_exponent_shift"] < 0.25
+    T = A.THM_4_2_SC_RATE.symbol("T")
+    steeper = Bound("T^-1.25", A.THM_4_2_SC_RATE.expr * T ** sp.Rational(-1, 4), "upper", "planted", "planted")
+    assert K.c21_rates(Context(), theory=steeper).verdict.value == "violated"
+
+
+def test_c20_and_x03_run_where_the_iterates_move_and_say_the_bound_is_vacuous():
+    r = run_quick(K.c20_theorem42)
+    assert r.control["verdict"] == "violated" and r.tightness == "vacuous"
+    assert r.observed["excess_loss"][0] > 100 * r.observed["excess_loss"][-1]  # from L_0 = 600 down to its floor
+    assert r.finding.kind == "remark" and "10^" in r.finding.summary
+    x = run_quick(K.x03_theorem42_nonconvex)
+    assert x.observed["last_iterate_squared_gradient"][-1] < 0.1 * x.observed["initial_squared_gradient"]
+    assert x.tightness == "vacuous" and "10^" in x.finding.summary

@@ -70,7 +70,7 @@ class TestC06(CheckContract):
 
 class TestC07(CheckContract):
     check = K.c07_relaxation_chain
-    planted = {"factors": _replace(("perturbed", "theorem"), 1 - B.mu / ((B.beta + 1) * B.L))}
+    planted = {"theorem_ours": Bound("planted theorem 3 factor", 1 - B.mu / ((B.beta + 1) * B.L), "upper")}
 
 
 class TestC08(CheckContract):
@@ -81,26 +81,26 @@ class TestC08(CheckContract):
 
 class TestC09(CheckContract):
     check = K.c09_observed_contraction
-    planted = {"factors": _replace(("fedavg", "lemma"), (1 - B.gamma * B.mu) ** (8 * B.E)), "Es": (1, 5)}
+    planted = {"lemma_fedavg": Bound("planted FedAvg factor", (1 - B.gamma * B.mu) ** (8 * B.E), "upper"), "Es": (1, 5)}
     determinism_overrides = {"Es": (1, 5), "T": 20}
 
 
 class TestC10(CheckContract):
     check = LM.c10_per_round_lemma
-    planted = {"additive": {k: v.scaled(1e-6) for k, v in LM.ADDITIVE.items()}, "hs": (1.0,),
-               "factors": {**B.FACTORS, **{(m, "lemma"): B.FACTORS[(m, "lemma")].scaled(0.5) for m in B.METHODS}}}
+    # the additive terms alone x 1e-6 (issue 17): at the noise floor (1 - kappa) D_inf must be paid by A
+    planted = {"additive_fedprox": B.A_A3.scaled(1e-6), "additive_ours": B.A_B3.scaled(1e-6), "hs": (1.0,)}
     determinism_overrides = {"hs": (1.0,), "T": 8}
 
 
 class TestC11(CheckContract):
     check = LM.c11_deviation_lemmas
-    planted = {"lemmas": {"A1": B.LEMMA_A1.scaled(0.5)}}
+    planted = {"lemma_a1": B.LEMMA_A1.scaled(0.5)}
     determinism_overrides = {"T": 5}
 
 
 class TestC12(CheckContract):
     check = LM.c12_theorem_curves
-    planted = {"theorems": {"fedprox": B.THM1.scaled(1e-6), "perturbed": B.THM3.scaled(1e-6)}}
+    planted = {"theorem_1": B.THM1.scaled(1e-6), "theorem_3": B.THM3.scaled(1e-6)}
     determinism_overrides = {"T": 8}
 
 
@@ -112,12 +112,12 @@ class TestC13(CheckContract):
 
 class TestC14(CheckContract):
     check = LM.c14_heterogeneity
-    planted = {"floors": {"fedprox": B.FLOOR_1.scaled(1e-9), "perturbed": B.FLOOR_3.scaled(1e-9)}}
+    planted = {"floor_1": B.FLOOR_1.scaled(1e-9), "floor_3": B.FLOOR_3.scaled(1e-9)}
 
 
 class TestC15(CheckContract):
     check = N.c15_nonconvex
-    planted = {"theorems": {"fedprox": B.THM2.scaled(1e-3), "perturbed": B.THM4.scaled(1e-3)}, "Ts": (10, 30),
+    planted = {"theorem_2": B.THM2.scaled(1e-3), "theorem_4": B.THM4.scaled(1e-3), "Ts": (10, 30),
                "Es": (1, 5)}
     determinism_overrides = {"Ts": (10, 30), "Es": (1, 5)}
 
@@ -184,7 +184,7 @@ class TestC20(CheckContract):
 
 class TestX01(CheckContract):
     check = P.x01_pep_certification
-    planted = {"factors": _replace(("fedavg", "lemma"), (1 - B.gamma * B.mu) ** (2 * B.E + 2)), "Es": (1, 2),
+    planted = {"lemma_fedavg": Bound("planted FedAvg factor", (1 - B.gamma * B.mu) ** (2 * B.E + 2), "upper"), "Es": (1, 2),
                "mu_over_L": (0.25,), "betas": (0.5,), "regime_points": ()}
     determinism_overrides = {"Es": (1, 2), "mu_over_L": (0.25,), "betas": (0.5,), "regime_points": ()}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from analytic.bounds import Bound
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import run_local_rounds
@@ -27,7 +28,7 @@ from verify.fit import (
 )
 from verify.problems.buttaci2024_quadratic import sc_q2
 from verify.registry import check, register_paper, result_for
-from verify.result import Assumption, Claim, Result
+from verify.result import Assumption, Claim, Result, remark
 
 register_paper(B.PAPER)
 
@@ -75,13 +76,25 @@ C10_CLAIM = Claim(
     "EE norm(macron(w)_(t+1,0) - w_star)^2 <= kappa EE norm(macron(w)_(t,0) - w_star)^2 + A")
 
 
-@check("buttaci2024.c10", "Per-round progress stays within Lemma A3/B3 (kappa D_t + A), with its slack", "bound", "holds")
-def c10_per_round_lemma(ctx: Context, *, factors: dict = B.FACTORS, additive: dict = ADDITIVE, hs=(0.0, 1.0),
-                        alphas=(0.0, 1.0),
-                        betas=(0.2, 0.5, 0.9), sigma2: float = 0.09, E: int = 5, T: int = 15) -> Result:
-    """Spec C10: SC-Q2 (h in {0, 1}, sigma = 0.3, E = 5, T = 15, R = 300); FedProx alpha in {0, 1} (0: FedAvg), ours
-    beta in {0.2, 0.5, 0.9}, theorem steps. For every round: E[D_{t+1} - kappa D_t] <= A_t (Monte Carlo mean +- z SE,
-    z family-wise over the T rounds), with both versions of G^2; the slack (kappa E D_t + A)/E D_{t+1} is reported."""
+@check("buttaci2024.c10", "Per-round progress stays within Lemma A3/B3 (kappa D_t + A), with its slack", "bound", "holds",
+       no_control="a per-round inequality of the paper's analysis, checked for each method on its own runs: no "
+                  "property one method has and a baseline lacks is claimed")
+def c10_per_round_lemma(ctx: Context, *, kappa_fedavg: Bound = B.KAPPA_AVG, kappa_fedprox: Bound = B.KAPPA_A3,
+                        kappa_ours: Bound = B.KAPPA_B3, additive_fedprox: Bound = B.A_A3, additive_ours: Bound = B.A_B3,
+                        hs=(0.0, 1.0), alphas=(0.0, 1.0), betas=(0.2, 0.5, 0.9), sigma2: float = 0.09, E: int = 5,
+                        T: int = 40) -> Result:
+    """Spec C10: SC-Q2 (h in {0, 1}, sigma = 0.3, E = 5, R = 300); FedProx alpha in {0, 1} (0: FedAvg), ours
+    beta in {0.2, 0.5, 0.9}, theorem steps. For every round: E D_{t+1} <= kappa E D_t + A_t, i.e. E[D_{t+1} - kappa
+    D_t] <= A_t (Monte Carlo mean +- z SE of the paired difference, z family-wise over the T rounds), with both
+    versions of G^2; the slack (kappa E D_t + A)/E D_{t+1} is reported. The lemmas' factors (``kappa_*``, eqs. 23 and
+    122) and additive terms (``additive_*``, eqs. 24 and 123) are keywords.
+
+    T = 40 rounds (the spec's 15 end while D_t still contracts by kappa, where the additive term does not matter:
+    issue 17 found A x 1e-6 still held): by round 40 every method sits at its noise floor D_inf, where
+    E D_{t+1} - kappa E D_t = (1 - kappa) D_inf > 0 has to be paid by A, so a planted additive term too small is
+    violated."""
+    factors = {("fedavg", "lemma"): kappa_fedavg, ("fedprox", "lemma"): kappa_fedprox, ("perturbed", "lemma"): kappa_ours}
+    additive = {"fedprox": additive_fedprox, "perturbed": additive_ours}
     R = ctx.reps(300, 1000)
     methods = _sc_methods(E, alphas, betas)
     verdicts, rows, panels = [], [], []
@@ -94,10 +107,12 @@ def c10_per_round_lemma(ctx: Context, *, factors: dict = B.FACTORS, additive: di
         for j, m in enumerate(methods):
             kappa = float(B.factor(_kind(m), "lemma", factors, **lemma_values(m, E, MU, L)))
             Y = run.D[1:, j] - kappa * run.D[:-1, j]  # [T, R]: per replicate D_{t+1} - kappa D_t
-            est, se = Y.mean(-1), Y.std(-1, ddof=1) / np.sqrt(R)
+            se = Y.std(-1, ddof=1) / np.sqrt(R)  # the paired difference's SE: D_t and D_{t+1} share their replicates
             for version, G2 in (("global", np.full(T, run.G2_global[j])), ("round", run.G2_round[:, j])):
                 A = _additive(m, E, consts, G2, additive)
-                v, info = mc_bound_verdict(est, se, A, family_z(T))
+                # E D_{t+1} against kappa E D_t + A_t with the SE of the difference: the same test as E[Y] <= A_t,
+                # stated as a ratio (its margin and power are in units of the lemma's right-hand side)
+                v, info = mc_bound_verdict(run.D[1:, j].mean(-1), se, kappa * run.D[:-1, j].mean(-1) + A, family_z(T))
                 verdicts.append(v)
                 slack = (kappa * run.D[:-1, j].mean(-1) + A) / run.D[1:, j].mean(-1)
                 rows.append({"h": h, "method": m.label, "G2_version": version, "kappa": kappa, "G2": G2,
@@ -140,8 +155,12 @@ C11_CLAIM = Claim(
     "EE norm(w^i_(t,k) - macron(w)_(t,0))^2 <= gamma^2 k^2 G^2, EE norm(macron(w)_(t,k) - w^i_(t,k))^2 <= 4 gamma^2 k^2 G^2, ...")
 
 
-@check("buttaci2024.c11", "Deviation lemmas A1/A2 and B1/B2 hold at every (t, k, i)", "bound", "holds")
-def c11_deviation_lemmas(ctx: Context, *, lemmas: dict | None = None, alphas=(0.0, 1.0), betas=(0.2, 0.5, 0.9),
+@check("buttaci2024.c11", "Deviation lemmas A1/A2 and B1/B2 hold at every (t, k, i)", "bound", "holds",
+       no_control="inequalities of the paper's analysis that follow from Assumption 3 by Jensen and Young for any "
+                  "distribution of the iterates: no property an algorithm could lack")
+def c11_deviation_lemmas(ctx: Context, *, lemma_a1: Bound = B.LEMMA_A1, lemma_a2: Bound = B.LEMMA_A2,
+                         lemma_b1: Bound = B.LEMMA_B1, lemma_b2: Bound = B.LEMMA_B2, lemma_b2_121: Bound = B.LEMMA_B2_EQ121,
+                         lemmas: dict | None = None, alphas=(0.0, 1.0), betas=(0.2, 0.5, 0.9),
                          h: float = 1.0, sigma2: float = 0.09, E: int = 5, T: int = 15) -> Result:
     """Spec C11 on C10's setting (h = 1): every (t, k, i) (every pair (i, j) for B1) against the k-form (sharper)
     and the E-form (as stated) of each lemma, with G^2 per round (rounds t and t-1). ``lemmas`` maps A1, A2, B1,
@@ -154,8 +173,7 @@ def c11_deviation_lemmas(ctx: Context, *, lemmas: dict | None = None, alphas=(0.
     Monte Carlo interval could never call held. Bounds are widened by 1e-20 times the squared scale of the
     iterates and by a relative 1e-12 (rounding: at t = 0 the u_0^i equal wbar_00 up to the last bit, and the
     equality cases hold to the last bit)."""
-    lem = {"A1": B.LEMMA_A1, "A2": B.LEMMA_A2, "B1": B.LEMMA_B1, "B2": B.LEMMA_B2, "B2_121": B.LEMMA_B2_EQ121,
-           **(lemmas or {})}
+    lem = {"A1": lemma_a1, "A2": lemma_a2, "B1": lemma_b1, "B2": lemma_b2, "B2_121": lemma_b2_121, **(lemmas or {})}
     R = ctx.reps(300, 1000)
     methods = _sc_methods(E, alphas, betas)
     prob = sc_q2(ctx.generator("problem"), h=h, noise_var=sigma2)
@@ -234,14 +252,19 @@ C12_CLAIM = Claim(
 
 
 @check("buttaci2024.c12", "Theorem 1/3 curves (and the proofs' intermediate forms) bound E f - f* at every round", "bound",
-       "holds")
-def c12_theorem_curves(ctx: Context, *, theorems: dict | None = None, factors: dict = B.FACTORS,
-                       additive: dict = ADDITIVE, alphas=(0.0, 1.0), betas=(0.5, 0.9), h: float = 1.0,
+       "holds", no_control="the theorems' curves against each method's own runs: no property one method has and a "
+                           "baseline lacks is claimed (the speedup claim is tested in c08 and x01)")
+def c12_theorem_curves(ctx: Context, *, theorem_1: Bound = B.THM1, theorem_3: Bound = B.THM3,
+                       kappa_fedavg: Bound = B.KAPPA_AVG, kappa_fedprox: Bound = B.KAPPA_A3, kappa_ours: Bound = B.KAPPA_B3,
+                       additive_fedprox: Bound = B.A_A3, additive_ours: Bound = B.A_B3, theorems: dict | None = None,
+                       alphas=(0.0, 1.0), betas=(0.5, 0.9), h: float = 1.0,
                        sigma2: float = 0.09, E: int = 5, T: int = 30) -> Result:
     """Spec C12 on SC-Q2 (h = 1, sigma^2 = 0.09, E = 5, theorem steps, T = 30): the observed E f(wbar_t) - f* against
     (i) the recursion-level bound, (ii) the paper's form and (iii) eqs. (7)/(8), with measured G^2 (global), exact
     Gamma, S, sigma^2, D_0 and Delta. A curve whose floor exceeds f(wbar_00) - f* is reported as vacuous."""
-    thm = {"fedprox": B.THM1, "perturbed": B.THM3, **(theorems or {})}
+    thm = {"fedprox": theorem_1, "perturbed": theorem_3, **(theorems or {})}
+    factors = {("fedavg", "lemma"): kappa_fedavg, ("fedprox", "lemma"): kappa_fedprox, ("perturbed", "lemma"): kappa_ours}
+    additive = {"fedprox": additive_fedprox, "perturbed": additive_ours}
     R = ctx.reps(200, 800)
     methods = _sc_methods(E, alphas, betas)
     prob = sc_q2(ctx.generator("problem"), h=h, noise_var=sigma2)
@@ -283,8 +306,13 @@ def c12_theorem_curves(ctx: Context, *, theorems: dict | None = None, factors: d
         Assumption("Delta = f(wbar_00) - f* and D_0", True, Delta, "exact", f"D_0 = {D0:.4g}")]
     verdict = apply_assumptions(combine(verdicts), assumptions)
     vacuous = sorted({f"{r['method']}: {n}" for r in rows for n in ("recursion", "paper form", "theorem") if r[f"{n}_vacuous"]})
+    loose = min(1.0 / r["theorem_worst_ratio"] for r in rows)  # the theorems' curves over the observed E f - f*, at best
     return result_for(
         ctx, C12_CLAIM, verdict,
+        finding=(remark(f"Theorems 1 and 3 (eqs. 7, 8) exceed the observed E f - f* by 10^{np.log10(loose):.1f} at best on "
+                        f"SC-Q2 (h = {h:g}): their floors' G^2 terms (2 E^2 G^2/mu, 2 A_beta E^2 G^2/mu) dwarf the error, "
+                        f"so the bounds hold vacuously ({len(vacuous)} of {3 * len(rows)} curves lie above f(wbar_00) - f*).")
+                 if verdict.passed and loose > 100 else None),
         observed={"rows": rows, "vacuous": vacuous, "replicates": R},
         predicted={"E": E, "T": T, "sigma2": sigma2},
         explanation=(f"{says(verdict.passed, 'For every method all three curves stay above the observed E f - f* at every round.', 'Some curve falls below the observed E f - f*.')} {len(vacuous)} of "
@@ -310,7 +338,8 @@ C13_CLAIM = Claim(
 
 
 @check("buttaci2024.c13", "Theorem 3's floor holds for every beta; the observed floor does not grow like 1/beta^2",
-       "bound", "holds")
+       "bound", "holds", no_control="Theorem 3's floor against the exact stationary error of the same method for each "
+                                    "beta: no property a baseline lacks is claimed")
 def c13_floor_scaling(ctx: Context, *, floor=B.FLOOR_3, betas=tuple(np.round(np.arange(0.1, 1.01, 0.1), 1)),
                       h: float = 2.0, sigma2: float = 0.09, E: int = 5, T: int = 30, small_beta: float = 0.5) -> Result:
     """Spec C13 on SC-Q2 (h = 2, sigma^2 = 0.09, E = 5, gamma = 1/(2LE)), beta in {0.1, ..., 1.0} (1.0 is FedAvg, outside
@@ -370,7 +399,9 @@ def c13_floor_scaling(ctx: Context, *, floor=B.FLOOR_3, betas=tuple(np.round(np.
                  f"error like beta^{slope:.2f}, and the error is smallest at beta = {betas_a[best]:g}, "
                  f"{fedavg / gap[best]:.1f} times below FedAvg's; the bias ||wbar_inf - w*||^2 is "
                  f"{'not ' if np.any(np.diff(bias) < 0) and np.any(np.diff(bias) > 0) else ''}monotone in beta. The floor's "
-                 "1/beta^2 term overstates how the error depends on beta (spec 7 items 5 and 18)."),
+                 "1/beta^2 term overstates how the error depends on beta (spec 7 items 5 and 18)."
+                 + (f" The floor exceeds the exact stationary error by 10^{np.log10(1 / info['worst_ratio']):.1f} at best: "
+                    "it holds vacuously." if v.passed and info["worst_ratio"] < 0.01 else "")),
         figure=figspec.figure(
             figspec.panel(f"Stationary error vs beta (SC-Q2, h = {h:g}, E = {E})", "beta", r"$\mathbb{E}f(\bar w)-f_\star$",
                           [figspec.line("observed (exact stationary)", betas_a, gap, "observed"),
@@ -394,14 +425,16 @@ C14_CLAIM = Claim(
 
 
 @check("buttaci2024.c14", "The floors bound the heterogeneity-driven error, which grows linearly in Gamma", "bound",
-       "holds")
-def c14_heterogeneity(ctx: Context, *, floors: dict | None = None, hs=(0.25, 0.5, 1.0, 2.0, 4.0), alpha: float = 1.0,
+       "holds", no_control="the theorems' floors against each method's own exact fixed point: no property a baseline "
+                           "lacks is claimed")
+def c14_heterogeneity(ctx: Context, *, floor_1: Bound = B.FLOOR_1, floor_3: Bound = B.FLOOR_3, floors: dict | None = None,
+                      hs=(0.25, 0.5, 1.0, 2.0, 4.0), alpha: float = 1.0,
                       beta: float = 0.5, E: int = 5, T: int = 40, tol: float = 0.05) -> Result:
     """Spec C14 on SC-Q2 with sigma = 0 and c_i = h z_i (Gamma = h^2 Gamma(1), exact): the exact constant-step error
     f(wbar_inf) - f* (fixed point of the round map) of FedAvg, FedProx (alpha = 1) and ours (beta = 0.5) against the
     theorems' floors with G^2 measured along the deterministic run from wbar_00 = 0 (exact over its T rounds); the
     log-log slope of the error in Gamma must be at most 1 + tol (affine floors)."""
-    fl = {"fedprox": B.FLOOR_1, "perturbed": B.FLOOR_3, **(floors or {})}
+    fl = {"fedprox": floor_1, "perturbed": floor_3, **(floors or {})}
     base = sc_q2(ctx.generator("problem"), h=1.0)
     H, c1, P = base.numpy()
     methods0 = [theorem_method("fedavg", L, E), theorem_method("fedprox", L, E, alpha=alpha),
@@ -454,6 +487,9 @@ def c14_heterogeneity(ctx: Context, *, floors: dict | None = None, hs=(0.25, 0.5
         observed={"Gamma": gammas, "error": err, "slopes": slopes, "coefficients": coef, "G2": G2},
         predicted={"floor": bound, "slope": 1.0, "tolerance": tol},
         fit={"floor": i_floor},
+        finding=(remark(f"Theorems 1 and 3's floors exceed the heterogeneity-driven error by 10^"
+                        f"{np.log10(1 / i_floor['worst_ratio']):.1f} at best (their G^2 terms): they hold vacuously.")
+                 if verdict.passed and i_floor["worst_ratio"] < 0.01 else None),
         explanation=(f"The constant-step error {says(v_floor.passed, 'stays below the floors at every Gamma', 'exceeds a floor')} "
                      f"(at most {i_floor['worst_ratio']:.1e} of them) and grows with log-log slope {', '.join(f'{v:.3f}' for v in slopes.values())} in Gamma: "
                      "exactly linear, since with sigma = 0 the bias is proportional to h. Its coefficient per unit of Gamma is "

@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
+from analytic.bounds import Bound
 from analytic.papers import buttaci2024 as B
 from verify import figspec
 from verify.algorithms.local_methods import MethodSpec, run_local_rounds
@@ -49,8 +50,10 @@ C15_CLAIM = Claim(
 
 
 @check("buttaci2024.c15", "Nonconvex: the average gradient norm within Theorems 2/4, every round within Lemmas A4/B4",
-       "bound", "holds")
-def c15_nonconvex(ctx: Context, *, theorems: dict | None = None, Ts=None, Es=(1, 5, 20), alpha: float = 1.0,
+       "bound", "holds", no_control="the theorems and lemmas against each method's own runs: no property one method has "
+                                    "and a baseline lacks is claimed")
+def c15_nonconvex(ctx: Context, *, theorem_2: Bound = B.THM2, theorem_4: Bound = B.THM4, additive_a4: Bound = B.A_A4,
+                  additive_b4: Bound = B.A_B4, theorems: dict | None = None, Ts=None, Es=(1, 5, 20), alpha: float = 1.0,
                   beta: float = 0.5) -> Result:
     """Spec C15 on the log-Cauchy clients (d = 5, C = 4, h = 2, lambda = 0.05): FedAvg (Theorem 2 at alpha = 0),
     FedProx (alpha = 1) and ours (beta = 0.5) at the theorems' steps for T in {10, 100, 1000}, E in {1, 5, 20}; every
@@ -58,7 +61,7 @@ def c15_nonconvex(ctx: Context, *, theorems: dict | None = None, Ts=None, Es=(1,
     iteration complexities of Section 5 are reported for eps = the average reached at the largest T. Quick
     fidelity stops at T = 300 (the time budget; E = 20 at T = 1000 alone is 20000 sequential steps), full
     fidelity runs the spec's T = 1000."""
-    thm = {"fedprox": B.THM2, "perturbed": B.THM4, **(theorems or {})}
+    thm = {"fedprox": theorem_2, "perturbed": theorem_4, **(theorems or {})}
     Ts = tuple(Ts) if Ts is not None else ctx.pick((10, 100, 300), (10, 100, 1000))
     prob = log_cauchy(ctx.generator("problem"))
     cst = prob.constants()
@@ -82,7 +85,7 @@ def c15_nonconvex(ctx: Context, *, theorems: dict | None = None, Ts=None, Es=(1,
                 bound = float(b_thm(**vals))
                 v_thm.append(deterministic_verdict(observed, bound)[0])
                 G2r = np.maximum(gsq[:T, j], np.concatenate([gsq[:1, j], gsq[: T - 1, j]]))
-                lem = B.A_B4 if kind == "perturbed" else B.A_A4
+                lem = additive_b4 if kind == "perturbed" else additive_a4
                 lv = {"gamma": m.gamma, "gamma_prev": m.gamma, "L": L, "sigma2": 0.0, "S": S, "E": E, "alpha": a,
                       "beta": b, "G2": G2r, "after0": (np.arange(T) >= 1).astype(float)}
                 A = np.broadcast_to(lem(**lv), (T,))
@@ -120,6 +123,9 @@ def c15_nonconvex(ctx: Context, *, theorems: dict | None = None, Ts=None, Es=(1,
         ctx, C15_CLAIM, verdict,
         observed={"rows": rows, "iteration_complexity": t_eps},
         predicted={"L": L, "f_inf": 0.0},
+        finding=(remark(f"Theorems 2 and 4 exceed the observed average squared gradient norm by 10^"
+                        f"{np.log10(1 / worst['ratio']):.1f} at best ({worst['method']}, E = {worst['E']}, T = {worst['T']}): "
+                        "they hold vacuously.") if verdict.passed and worst["ratio"] < 0.01 else None),
         explanation=(f"{sum(r['ratio'] <= 1 for r in rows)} of {len(rows)} (method, E, T) averages lie below Theorems 2/4 "
                      f"(the largest uses {worst['ratio']:.3f} of its bound: {worst['method']}, E = {worst['E']}, T = {worst['T']}) "
                      f"and every round {says(combine(v_lem).passed, 'satisfies', 'does not always satisfy')} Lemma A4/B4. At the largest T the iteration-complexity terms of Section 5 predict "
