@@ -322,7 +322,7 @@ def render_hypcluster(fig: Figure, result, upto: int | None = None) -> None:
     pooled = F[:, members].mean(1)
     ax.plot(grid, pooled, color="k", lw=lw(1.6), label=f"pooled loss of cluster {k + 1} ({len(members)} members)")
     for kk in range(2):
-        ax.axvline(th[kk], color=NEUTRAL, lw=0.8, ls=(":", "-.")[kk], label=f"theta_{kk + 1} = {th[kk]:.2f}")
+        ax.axvline(th[kk], color=NEUTRAL, lw=0.8, ls=(":", "-.")[kk], label=f"theta_{kk + 1} = {th[kk]:.2f} (round {t_end})")
     # the server's E gradient steps on the pooled loss from theta_k (what HypCluster does each round)
     x = float(th[k])
     path = [x]
