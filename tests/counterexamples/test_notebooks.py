@@ -9,12 +9,9 @@ import os
 import time
 from pathlib import Path
 
+import jupytext  # the test extra installs jupytext, nbclient, ipykernel, ipywidgets: the notebooks run in make test
+import nbclient
 import pytest
-
-jupytext = pytest.importorskip("jupytext")
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
-pytest.importorskip("ipywidgets")
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
