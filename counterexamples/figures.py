@@ -126,7 +126,7 @@ def render_example1(fig: Figure, result, upto: int | None = None) -> None:
     fx = Example1(eta).loss(torch.tensor(x[: t_end + 1, r, :, None], dtype=torch.float64)).numpy()  # [t, 3]
     for i in range(3):
         cols = [NEUTRAL] + [CLUSTER_COLOURS[int(labels[t - 1, r, i])] for t in range(1, t_end + 1)]
-        ax.scatter(x[: t_end + 1, r, i], fx[:, i], c=cols, marker=CLIENT_MARKERS[i], s=16, zorder=3, edgecolors="none")
+        ax.scatter(x[: t_end + 1, r, i], fx[:, i], c=cols, marker=CLIENT_MARKERS[i], s=16 * current_style()["font"] ** 2, zorder=3, edgecolors="none")
     if upto is not None:  # the animation's current models: large markers with a black edge
         for i in range(3):
             ax.scatter([x[t_end, r, i]], [fx[t_end, i]], s=60 * current_style()["font"] ** 2, marker=CLIENT_MARKERS[i],
@@ -149,7 +149,7 @@ def render_example1(fig: Figure, result, upto: int | None = None) -> None:
     for i in range(3):
         ax.plot(rounds, x[: t_end + 1, r, i], color=NEUTRAL, ls=CLIENT_STYLES[i], lw=0.9)
         cols = [NEUTRAL] + [CLUSTER_COLOURS[int(labels[t - 1, r, i])] for t in range(1, t_end + 1)]
-        ax.scatter(rounds, x[: t_end + 1, r, i], c=cols, marker=CLIENT_MARKERS[i], s=12, zorder=3, edgecolors="none",
+        ax.scatter(rounds, x[: t_end + 1, r, i], c=cols, marker=CLIENT_MARKERS[i], s=12 * current_style()["font"] ** 2, zorder=3, edgecolors="none",
                    label=f"client {i + 1}")
     wrong = np.nonzero(labels[:t_end, r, 1] == labels[:t_end, r, 2])[0]
     if len(wrong):
@@ -171,7 +171,7 @@ def render_example1(fig: Figure, result, upto: int | None = None) -> None:
         t_fc = show if upto is None else min(show, upto)
         for i in range(3):
             ax.plot(np.arange(t_fc + 1), fx_all[: t_fc + 1, rf, i], color=CLUSTER_COLOURS[0 if i < 2 else 1], ls=CLIENT_STYLES[i],
-                    lw=1.2, marker=CLIENT_MARKERS[i], ms=2.5, label=f"client {i + 1}")
+                    lw=lw(1.2), marker=CLIENT_MARKERS[i], ms=2.5 * current_style()["font"], label=f"client {i + 1}")
         tau = float(_arr(result, "fc_tau")[rf])
         ax.set_title(f"(c) FC (eta = {float(fc_eta[rf]):g}, tau = {tau:g})", fontsize=fs(8))
         mark_round(ax, None if upto is None else t_fc)

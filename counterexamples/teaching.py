@@ -286,7 +286,7 @@ def render_cafcor(fig, res: ToyResult, upto: int | None = None) -> None:
     mark_round(ax, None if upto is None else t + 1)
     ax.set_xlim(0, T + 1)
     ax.set_ylim(1e-3, 3 * max(float(np.linalg.norm(xl, axis=-1).max()), 1.0))
-    ax.set_title(f"(c) ||x_t|| under noisy GD (eta = {o['eta']:g})", fontsize=fs(8))
+    ax.set_title(f"(c) noisy GD: ||x_t|| (eta {o['eta']:g})", fontsize=fs(8))
     ax.set_xlabel("round t", fontsize=fs(7))
     ax.legend(fontsize=fs(6), frameon=False)
     for x in axes:
