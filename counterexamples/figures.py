@@ -275,19 +275,19 @@ def render_example2(fig: Figure, result, upto: int | None = None, algorithm: str
     if j[0] == j[1]:  # both in one cluster: their steps at that model, and the average IFCA takes
         k = int(j[0])
         steps = -g * G[k]
-        y0 = 6.3
+        y0 = 3.4
         for i in range(2):
             ax.annotate("", xy=(th[k] + steps[i] / max(g, 1e-12) * 0.35, y0 - 0.45 * i), xytext=(th[k], y0 - 0.45 * i),
                         arrowprops={"arrowstyle": "->", "lw": lw(1.2), "color": CLUSTER_COLOURS[i]})
         avg = float(steps.mean())
-        ax.text(th[k] + 0.45, y0 - 0.3, f"steps -gamma g_i = {steps[0]:+.2f}, {steps[1]:+.2f}\naverage {avg:+.3f}"
-                + (": cancel" if abs(avg) < 1e-12 else ""), fontsize=fs(6), va="center")
+        ax.text(0.99, 0.5, f"steps -gamma g_i:\n{steps[0]:+.2f}, {steps[1]:+.2f}\naverage {avg:+.3f}"
+                + ("\n(they cancel)" if abs(avg) < 1e-12 else ""), transform=ax.transAxes, fontsize=fs(6), va="center", ha="right")
     ax.set_xlim(lo, hi)
     ax.set_ylim(-0.2, 7.6)
     ax.set_title(f"(a) {EXAMPLE2_ALGOS[pre]}: pick by loss, average the gradients", fontsize=fs(8))
     ax.set_xlabel("x", fontsize=fs(7))
     ax.set_ylabel("f_i(x)", fontsize=fs(7))
-    ax.legend(fontsize=fs(5.5), loc="upper center", ncol=2, frameon=False, bbox_to_anchor=(0.5, 0.8))
+    ax.legend(fontsize=fs(5.5), loc="upper center", ncol=2, frameon=False)
 
     _example2_models_panel(axes[1], result, pre, r, t_end, upto, f"(b) models by round (gamma = {g:g})")
     for a in axes:
