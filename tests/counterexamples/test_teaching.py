@@ -199,3 +199,15 @@ def test_ifca_and_hypcluster_draw_different_pictures(outputs):
     figures.render_hypcluster(fb, outputs["hypcluster"].result)
     assert len(fa.axes) == 2 and len(fb.axes) == 3
     assert "pooled loss" in fb.axes[0].get_title()
+
+
+def test_the_demo_subcommand_module_imports_light():
+    """fedverify --help builds the demo parser: counterexamples.cli_demo must not import torch or matplotlib."""
+    import subprocess
+    import sys
+
+    code = ("import sys, counterexamples.cli_demo as m, argparse; p = argparse.ArgumentParser(); "
+            "m.add_parser(p.add_subparsers()); print(sorted(k for k in ('torch', 'matplotlib', 'counterexamples.demo') "
+            "if k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
