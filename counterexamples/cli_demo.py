@@ -1,43 +1,78 @@
 """The ``fedverify demo NAME`` subcommand: a toy counterexample step by step, with a figure.
 
-    fedverify demo myopic|ifca|hypcluster|cfl [--out DIR] [--animate] [--rounds N] [--seed S]
+    fedverify demo myopic|ifca|hypcluster|cfl|byzantine|cafcor|graph [--out DIR] [--animate] [--rounds N] [--seed S]
+                   [--eta X] [--tau X] [--batch N] [--start X] [--clients N]
+                   [--format png|svg|pdf] [--dpi N] [--style paper|slides]
 
-Prints the story round by round and writes ``DIR/demo_NAME.png`` (Figure-1 style) and, with
-``--animate``, ``DIR/demo_NAME.gif``. Bad input prints one line naming the parameter and returns 2.
+Prints the story round by round and writes ``DIR/demo_NAME.FORMAT`` and, with ``--animate``,
+``DIR/demo_NAME.gif``. The knobs reach the check as keyword overrides (see
+:func:`counterexamples.demo.run_demo`); a knob the demo cannot vary, and any other bad input, prints
+one line naming the flag and returns 2. Top-level imports stay light (``fedverify --help`` must not
+import torch): the demo module is imported when the command runs.
 """
 from __future__ import annotations
 
 import argparse
 
 from analytic.errors import InputError
-from verify.cli_args import parse_int, writable_dir
+from verify.cli_args import parse_int, parse_number, writable_dir
 
 PROG = "fedverify demo"
-NAMES = ("myopic", "ifca", "hypcluster", "cfl")
+NAMES = ("myopic", "ifca", "hypcluster", "cfl", "byzantine", "cafcor", "graph")
+FORMATS = ("png", "svg", "pdf")
+STYLES = ("paper", "slides")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``demo`` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser(
-        "demo", help="classroom demo: Myopic, IFCA, HypCluster or CFL failing, step by step, with a figure",
-        description="Run a toy counterexample of werner2023 round by round, in plain words, and draw it.")
+        "demo", help="classroom demo: a toy counterexample or mechanism, step by step, with a figure",
+        description="Run a classroom toy round by round, in plain words, and draw it: werner2023's Myopic, IFCA, "
+                    "HypCluster and CFL failures; dutta2023's Byzantine attack on the mean (byzantine); allouah2025's "
+                    "correlated noise (cafcor); buttaci2024's similarity graph (graph).")
     p.add_argument("name", metavar="NAME", help=f"one of {', '.join(NAMES)}")
-    p.add_argument("--out", default=".", metavar="DIR", help="where to write demo_NAME.png (and .gif); default: current directory")
+    p.add_argument("--out", default=".", metavar="DIR", help="where to write demo_NAME.FORMAT (and .gif); default: current directory")
     p.add_argument("--animate", action="store_true", help="also write an animated GIF")
     p.add_argument("--rounds", default="6", metavar="N", help="rounds to narrate in detail (default 6)")
-    p.add_argument("--seed", default="0", metavar="S", help="root seed (default 0; matters for the stochastic CFL example)")
+    p.add_argument("--seed", default="0", metavar="S", help="root seed (default 0; matters for the stochastic demos)")
+    k = p.add_argument_group("knobs (passed to the check; a demo that cannot vary one says so, exit 2)")
+    k.add_argument("--eta", metavar="X", help="step size (learning rate)")
+    k.add_argument("--tau", metavar="X", help="FC's radius tau (myopic, ifca, hypcluster, cfl) or local steps (byzantine, graph)")
+    k.add_argument("--batch", metavar="N", help="batch size (cfl: FC's |B|)")
+    k.add_argument("--start", metavar="X", help="start point (every client's / the cluster model's initial value)")
+    k.add_argument("--clients", metavar="N", help="number of clients (byzantine: Byzantine agents; cafcor: workers; graph: clients)")
+    o = p.add_argument_group("output")
+    o.add_argument("--format", default="png", metavar="FMT", help=f"figure format: {', '.join(FORMATS)} (default png)")
+    o.add_argument("--dpi", default=None, metavar="N", help="figure resolution (default 150)")
+    o.add_argument("--style", default="paper", metavar="STYLE",
+                   help="paper (6.5 in wide) or slides (13.3 in wide, text >= 12 pt, GIFs >= 1280 px)")
     return p
+
+
+def _opt(value, param: str, integer: bool = False):
+    if value is None:
+        return None
+    return parse_int(value, param, 1) if integer else parse_number(value, param)
 
 
 def run(args) -> int:
     """Run the demo; bad input raises InputError (the command line prints one line, exit 2)."""
-    from counterexamples.demo import run_demo
-
     if args.name not in NAMES:
         raise InputError("NAME", f"unknown demo {args.name!r}; choose one of {', '.join(NAMES)}")
     rounds = parse_int(args.rounds, "rounds", 1)
     seed = parse_int(args.seed, "seed", 0)
+    knobs = {"eta": _opt(args.eta, "eta"), "tau": _opt(args.tau, "tau"), "batch": _opt(args.batch, "batch", True),
+             "start": _opt(args.start, "start"), "clients": _opt(args.clients, "clients", True)}
+    if args.format not in FORMATS:
+        raise InputError("format", f"unknown format {args.format!r}; choose one of {', '.join(FORMATS)}")
+    if args.style not in STYLES:
+        raise InputError("style", f"unknown style {args.style!r}; choose one of {', '.join(STYLES)}")
+    dpi = _opt(args.dpi, "dpi")
     writable_dir(args.out, "--out")
-    out = run_demo(args.name, args.out, animate=args.animate, rounds=rounds, seed=seed)
+    from counterexamples.demo import check_knobs, run_demo  # torch and matplotlib only now
+
+    check_knobs(args.name, knobs)  # a knob the demo cannot vary: one line, before any work
+    out = run_demo(args.name, args.out, animate=args.animate, rounds=rounds, seed=seed, format=args.format, dpi=dpi,
+                   style=args.style, **knobs)
     print("\n".join(out.lines))
     return 0

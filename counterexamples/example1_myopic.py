@@ -40,17 +40,17 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().numpy()
 
 
-def run_myopic(ctx: Context, etas, T: int = T_MYOPIC, myopic=myopic_clustering):
-    """Algorithm 1 on Example 1 for each eta in ``etas`` (one replicate per eta)."""
+def run_myopic(ctx: Context, etas, T: int = T_MYOPIC, myopic=myopic_clustering, x0: float = X0):
+    """Algorithm 1 on Example 1 for each eta in ``etas`` (one replicate per eta), every client from ``x0``."""
     eta = ctx.tensor(list(etas))
-    x0 = torch.full((len(etas), 3, 1), X0, dtype=ctx.dtype, device=ctx.torch_device)
+    x0 = torch.full((len(etas), 3, 1), float(x0), dtype=ctx.dtype, device=ctx.torch_device)
     return myopic(Example1(eta), x0, eta, K, T)
 
 
-def run_fc(ctx: Context, etas, s, T: int, fc=federated_clustering, record_pairs: bool = False):
-    """Algorithm 2 on Example 1 for each (eta, s) pair (one replicate each), tau = s / eta."""
+def run_fc(ctx: Context, etas, s, T: int, fc=federated_clustering, record_pairs: bool = False, x0: float = X0):
+    """Algorithm 2 on Example 1 for each (eta, s) pair (one replicate each), tau = s / eta, every client from ``x0``."""
     eta, s = ctx.tensor(list(etas)), ctx.tensor(list(s))
-    x0 = torch.full((len(etas), 3, 1), X0, dtype=ctx.dtype, device=ctx.torch_device)
+    x0 = torch.full((len(etas), 3, 1), float(x0), dtype=ctx.dtype, device=ctx.torch_device)
     return fc(Example1(eta), x0, eta, T, s / eta, steps=M_STEPS, record_pairs=record_pairs)
 
 
@@ -86,10 +86,15 @@ C01_TITLE = "Myopic-Clustering misassigns client 2 in Example 1 and leaves it at
 
 
 @check("werner2023.c01", C01_TITLE, "counterexample", "reproduced")
-def c01_myopic_misassigns(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
-    """Spec 6.1 check 1: eta in {0.5, 0.25, 0.1}, x_0 = 1.5, K = 2, exact 2-means, T = 30."""
-    etas = (0.5, 0.25, 0.1)
-    tr = run_myopic(ctx, etas, T_MYOPIC, myopic)
+def c01_myopic_misassigns(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering, etas=(0.5, 0.25, 0.1),
+                          x0: float = X0, fc_etas=(0.25, 0.1), fc_s=(0.5, 0.5)) -> Result:
+    """Spec 6.1 check 1: eta in {0.5, 0.25, 0.1}, x_0 = 1.5, K = 2, exact 2-means, T = 30.
+
+    The grid is keyword arguments with the paper's values (the classroom demo varies them): ``etas`` for
+    Myopic-Clustering, the common start ``x0``, and Federated-Clustering's ``fc_etas`` with radii tau = s/eta
+    (``fc_s``, one per eta). The predicates below are the paper's for x0 = 1.5; another start tests another claim."""
+    etas, fc_etas, fc_s = tuple(etas), tuple(fc_etas), tuple(fc_s)
+    tr = run_myopic(ctx, etas, T_MYOPIC, myopic, x0=x0)
     x = tr.x[..., 0]  # [T+1, R, 3]
     T = T_MYOPIC
     v_r1, r1 = identity_verdict(_np(x[1]), np.tile([1.0, 1.0, 2.0], (len(etas), 1)), rtol=0.0, atol=1e-12)
@@ -104,9 +109,8 @@ def c01_myopic_misassigns(ctx: Context, *, myopic=myopic_clustering, fc=federate
                      "x2_T=1_and_x3_T=2_exactly": stuck, "|x1_T|<=(2/3)^(T-1)": x1_ok, "f2(x2_T)-f2*=1": v_sub.passed}
     failure = all(failure_parts.values())
 
-    fc_etas, fc_s = (0.25, 0.1), (0.5, 0.5)
     T_fc = ctx.pick(500, 5000)
-    ftr = run_fc(ctx, fc_etas, fc_s, T_fc, fc)
+    ftr = run_fc(ctx, fc_etas, fc_s, T_fc, fc, x0=x0)
     fx = ftr.x[-1, :, :, 0]
     repaired = bool(fc_converged(fx).all())
     verdict = counterexample_verdict(failure, repaired)

@@ -42,30 +42,31 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().numpy()
 
 
-def run_ifca_grid(ctx: Context, option: str, gammas, local_steps: int = 1, normalize: str | None = None, ifca_fn=ifca):
+def run_ifca_grid(ctx: Context, option: str, gammas, local_steps: int = 1, normalize: str | None = None, ifca_fn=ifca,
+                  theta0=THETA0):
     """IFCA (option I / II / hypcluster) from theta = (-1.5, 0), one replicate per gamma; ``normalize=None``: the
     algorithm's own rule (Option I divides by m as in IFCA's Algorithm 1, HypCluster by the members)."""
     g = ctx.tensor(list(gammas))
-    theta0 = ctx.tensor(THETA0)[None, :, None].expand(len(gammas), 2, 1).clone()
+    theta0 = ctx.tensor(list(theta0))[None, :, None].expand(len(gammas), 2, 1).clone()
     return ifca_fn(Example2(), theta0, g, T_IFCA, option=option, local_steps=local_steps, normalize=normalize)
 
 
-def stuck_parts(tr) -> dict:
+def stuck_parts(tr, theta0=THETA0) -> dict:
     """The paper's failure predicate on an IFCA trace: assignments (2, 2) every round, theta frozen
     at (-1.5, 0) (tolerance 1e-12), each client's loss 0.25."""
     theta = tr.theta[..., 0]
     v_loss, _ = identity_verdict(_np(tr.client_loss[1:]), 0.25, rtol=0.0, atol=STUCK_TOL)
     return {
         "assignments_(2,2)_every_round": bool((tr.assign == 1).all()),
-        "theta_frozen_at_(-1.5,0)": bool(((theta - theta.new_tensor(THETA0)).abs() <= STUCK_TOL).all()),
+        "theta_frozen_at_(-1.5,0)": bool(((theta - theta.new_tensor(list(theta0))).abs() <= STUCK_TOL).all()),
         "client_losses_0.25": v_loss.passed,
     }
 
 
-def run_fc(ctx: Context, inits, taus, fc=federated_clustering):
+def run_fc(ctx: Context, inits, taus, fc=federated_clustering, eta: float = FC_ETA):
     """FC on Example 2, one replicate per (init, tau) pair."""
     x0 = ctx.tensor([list(i) for i in inits])[..., None]
-    return fc(Example2(), x0, FC_ETA, FC_T, ctx.tensor(list(taus)), steps=FC_M)
+    return fc(Example2(), x0, eta, FC_T, ctx.tensor(list(taus)), steps=FC_M)
 
 
 def fc_solves(x_T: torch.Tensor) -> torch.Tensor:
@@ -90,16 +91,16 @@ def ifca_arrays(prefix: str, tr, gammas, local_steps) -> dict:
             f"{prefix}_gamma": np.asarray(gammas, float), f"{prefix}_local_steps": np.asarray(local_steps, float)}
 
 
-def fc_arrays(tr, inits, taus) -> dict:
+def fc_arrays(tr, inits, taus, eta: float = FC_ETA) -> dict:
     return {"fc_x": _np(tr.x[..., 0]), "fc_v": _np(tr.v[..., 0]), "fc_ball": _np(tr.ball), "fc_losses": _np(tr.losses),
             "fc_own_grad": _np(tr.own_grad[..., 0]), "fc_init": np.asarray(inits, float), "fc_tau": np.asarray(taus, float),
-            "fc_eta": np.asarray([FC_ETA], float)}
+            "fc_eta": np.asarray([eta], float)}
 
 
-def _repair(ctx: Context, fc) -> tuple[bool, object, list, list]:
-    inits = [FC_INITS[1]]
-    taus = [1.0]
-    tr = run_fc(ctx, inits, taus, fc)
+def _repair(ctx: Context, fc, taus=(1.0,), init=FC_INITS[1], eta: float = FC_ETA) -> tuple[bool, object, list, list]:
+    inits = [tuple(init)] * len(taus)
+    taus = list(taus)
+    tr = run_fc(ctx, inits, taus, fc, eta)
     return bool(fc_solves(tr.x[-1, :, :, 0]).all()), tr, inits, taus
 
 
@@ -111,12 +112,17 @@ C04_TITLE = "IFCA Option I is stuck on Example 2: both clients in cluster 2, the
 
 
 @check("werner2023.c04", C04_TITLE, "counterexample", "reproduced")
-def c04_ifca_option1_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
-    """Spec 6.1 check 4: gamma in {0.01, 0.1, 0.4}, T = 100, theta_0 = (-1.5, 0)."""
-    runs = {norm: run_ifca_grid(ctx, "I", GAMMAS, normalize=norm, ifca_fn=ifca_fn) for norm in ("members", "all")}
-    parts = {f"{norm}: {k}": v for norm, tr in runs.items() for k, v in stuck_parts(tr).items()}
+def c04_ifca_option1_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering, gammas=GAMMAS, theta0=THETA0,
+                           fc_taus=(1.0,), fc_eta: float = FC_ETA) -> Result:
+    """Spec 6.1 check 4: gamma in {0.01, 0.1, 0.4}, T = 100, theta_0 = (-1.5, 0).
+
+    The grid is keyword arguments with the paper's values (the classroom demo varies them): IFCA's steps
+    ``gammas``, its start ``theta0`` (also FC's start), FC's radii ``fc_taus`` and step ``fc_eta``."""
+    gammas = tuple(gammas)
+    runs = {norm: run_ifca_grid(ctx, "I", gammas, normalize=norm, ifca_fn=ifca_fn, theta0=theta0) for norm in ("members", "all")}
+    parts = {f"{norm}: {k}": v for norm, tr in runs.items() for k, v in stuck_parts(tr, theta0).items()}
     failure = all(parts.values())
-    repaired, ftr, inits, taus = _repair(ctx, fc)
+    repaired, ftr, inits, taus = _repair(ctx, fc, fc_taus, theta0, fc_eta)
     verdict = counterexample_verdict(failure, repaired)
     tr = runs["all"]  # IFCA's Algorithm 1 (divide by m); the members-normalised variant is reported beside it
     L0 = _np(tr.losses[0, 0])  # [K, N] at theta_0
@@ -129,21 +135,21 @@ def c04_ifca_option1_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clusterin
             r"\hat j_i = \arg\min_k f_i(\theta_k) = 2,\ \tfrac12(\nabla f_1(0)+\nabla f_2(0)) = 0",
             IFCA_CLAIM_SOURCE + "; spec 6.1 check 4",
             "hat(j)_i = arg min_k f_i (theta_k) = 2, space 1/2 (nabla f_1(0) + nabla f_2(0)) = 0"),
-        observed={"gamma": list(GAMMAS), "T": T_IFCA, "losses_at_theta0_[k][i]": L0, "theta_T": _np(tr.theta[-1, :, :, 0]),
+        observed={"gamma": list(gammas), "T": T_IFCA, "losses_at_theta0_[k][i]": L0, "theta_T": _np(tr.theta[-1, :, :, 0]),
                   "theta_T_normalize_members": _np(runs["members"].theta[-1, :, :, 0]), "assign_rounds_all_(2,2)": parts["all: assignments_(2,2)_every_round"],
                   "client_loss_T": _np(tr.client_loss[-1]), "failure_parts": parts,
                   "fc": {"init": inits, "tau": taus, "eta": FC_ETA, "T": FC_T, "x_T": _np(ftr.x[-1, :, :, 0]), "solved": repaired}},
-        predicted={"losses_at_theta0_[k][i]": [[1.0, 4.0], [0.25, 0.25]], "theta_T": list(THETA0), "client_loss": 0.25,
+        predicted={"losses_at_theta0_[k][i]": [[1.0, 4.0], [0.25, 0.25]], "theta_T": list(theta0), "client_loss": 0.25,
                    "fc_x_T": [-0.5, 0.5]},
         fit={"tolerance": STUCK_TOL},
         explanation=(
             "At theta_0 the losses are f_1 = 1, f_2 = 4 at theta_1 = -1.5 and 0.25, 0.25 at theta_2 = 0, so both clients "
             "choose cluster 2. Their gradients there are +1 and -1; their average (over members, or over all m = 2 "
-            f"clients as in IFCA's Algorithm 1) is exactly 0 for every gamma in {list(GAMMAS)}, so theta stays at (-1.5, 0) "
+            f"clients as in IFCA's Algorithm 1) is exactly 0 for every gamma in {list(gammas)}, so theta stays at (-1.5, 0) "
             f"for all {T_IFCA} rounds and each client keeps loss 0.25 instead of 0. Federated-Clustering compares the "
             "gradients +1 and -1 (distance 2 > tau) and lets each client follow its own, ending at (-0.5, 0.5)."),
         figure=FIGURE,
-        arrays={**ifca_arrays("ifca1", tr, GAMMAS, [1] * len(GAMMAS)), **fc_arrays(ftr, inits, taus)},
+        arrays={**ifca_arrays("ifca1", tr, gammas, [1] * len(gammas)), **fc_arrays(ftr, inits, taus, fc_eta)},
     )
 
 
@@ -153,22 +159,27 @@ C05_TITLE = "IFCA Option II and HypCluster are stuck on Example 2 for every step
 
 
 @check("werner2023.c05", C05_TITLE, "counterexample", "reproduced")
-def c05_ifca_option2_hypcluster_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
-    """Spec 6.1 check 5: LocalUpdate tau_loc in {1, 5, 20}, gamma in {0.01, 0.1, 0.4}; tolerance 1e-12."""
-    grid = [(g, s) for s in LOCAL_STEPS for g in GAMMAS]
+def c05_ifca_option2_hypcluster_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering, gammas=GAMMAS,
+                                      local_steps=LOCAL_STEPS, theta0=THETA0, fc_taus=(1.0,), fc_eta: float = FC_ETA) -> Result:
+    """Spec 6.1 check 5: LocalUpdate tau_loc in {1, 5, 20}, gamma in {0.01, 0.1, 0.4}; tolerance 1e-12.
+
+    The grid is keyword arguments with the paper's values (the classroom demo varies them): ``gammas``,
+    ``local_steps``, the start ``theta0`` (also FC's start), FC's radii ``fc_taus`` and step ``fc_eta``."""
+    gammas, local_steps = tuple(gammas), tuple(local_steps)
+    grid = [(g, s) for s in local_steps for g in gammas]
     runs = {}
     for option in ("II", "hypcluster"):
-        trs = [run_ifca_grid(ctx, option, GAMMAS, local_steps=s, ifca_fn=ifca_fn) for s in LOCAL_STEPS]
+        trs = [run_ifca_grid(ctx, option, gammas, local_steps=s, ifca_fn=ifca_fn, theta0=theta0) for s in local_steps]
         runs[option] = trs
     parts = {}
     for option, trs in runs.items():
-        for s, tr in zip(LOCAL_STEPS, trs):
-            for k, v in stuck_parts(tr).items():
+        for s, tr in zip(local_steps, trs):
+            for k, v in stuck_parts(tr, theta0).items():
                 parts[f"{option}, tau_loc={s}: {k}"] = v
     failure = all(parts.values())
-    repaired, ftr, inits, taus = _repair(ctx, fc)
+    repaired, ftr, inits, taus = _repair(ctx, fc, fc_taus, theta0, fc_eta)
     verdict = counterexample_verdict(failure, repaired)
-    max_dev = {opt: max(float((tr.theta[..., 0] - tr.theta.new_tensor(THETA0)).abs().max()) for tr in trs) for opt, trs in runs.items()}
+    max_dev = {opt: max(float((tr.theta[..., 0] - tr.theta.new_tensor(list(theta0))).abs().max()) for tr in trs) for opt, trs in runs.items()}
     cat = lambda trs, f: torch.cat([f(tr) for tr in trs], dim=1)
     arrays = {}
     for prefix, opt in (("ifca2", "II"), ("hyp", "hypcluster")):
@@ -188,15 +199,15 @@ def c05_ifca_option2_hypcluster_stuck(ctx: Context, *, ifca_fn=ifca, fc=federate
         observed={"grid_(gamma,tau_loc)": grid, "T": T_IFCA, "max_abs_theta_deviation": max_dev, "failure_parts_all_true": failure,
                   "failed_parts": [k for k, v in parts.items() if not v],
                   "fc": {"init": inits, "tau": taus, "eta": FC_ETA, "T": FC_T, "x_T": _np(ftr.x[-1, :, :, 0]), "solved": repaired}},
-        predicted={"theta_T": list(THETA0), "assignments": [2, 2], "client_loss": 0.25, "fc_x_T": [-0.5, 0.5]},
+        predicted={"theta_T": list(theta0), "assignments": [2, 2], "client_loss": 0.25, "fc_x_T": [-0.5, 0.5]},
         fit={"tolerance": STUCK_TOL},
         explanation=(
-            f"For every gamma in {list(GAMMAS)} and tau_loc in {list(LOCAL_STEPS)}, client 1's local model after tau_loc steps "
+            f"For every gamma in {list(gammas)} and tau_loc in {list(local_steps)}, client 1's local model after tau_loc steps "
             "from 0 is -0.5(1 - (1 - 2 gamma)^tau_loc) and client 2's is the mirror image, so their average is exactly 0; "
             "HypCluster's pooled gradient at 0 is 0. The largest deviation of theta from (-1.5, 0) over all rounds is "
             f"{max(max_dev.values()):.1e}. Federated-Clustering on the same instance ends at (-0.5, 0.5)."),
         figure=FIGURE,
-        arrays={**arrays, **fc_arrays(ftr, inits, taus)},
+        arrays={**arrays, **fc_arrays(ftr, inits, taus, fc_eta)},
     )
 
 

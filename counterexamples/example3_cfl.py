@@ -76,12 +76,13 @@ def separates_2_3(side: torch.Tensor) -> torch.Tensor:
     return side[..., 1] != side[..., 2]
 
 
-def run_fc(ctx: Context, batch_sizes, taus, seeds: int, stream: str, fc=federated_clustering):
-    """FC on Example 3 for each (|B|, tau) pair x ``seeds`` replicates (config-major order)."""
+def run_fc(ctx: Context, batch_sizes, taus, seeds: int, stream: str, fc=federated_clustering, eta: float = FC_ETA,
+           x0: float = FC_INIT):
+    """FC on Example 3 for each (|B|, tau) pair x ``seeds`` replicates (config-major order), every client from ``x0``."""
     B = torch.tensor([b for b in batch_sizes for _ in range(seeds)], dtype=ctx.dtype, device=ctx.torch_device)
     tau = torch.tensor([t for t in taus for _ in range(seeds)], dtype=ctx.dtype, device=ctx.torch_device)
-    x0 = torch.full((B.shape[0], 3, 1), FC_INIT, dtype=ctx.dtype, device=ctx.torch_device)
-    return fc(Example3(), x0, FC_ETA, FC_T, tau, steps=FC_M, batch_size=B, generator=ctx.generator(stream))
+    x0 = torch.full((B.shape[0], 3, 1), float(x0), dtype=ctx.dtype, device=ctx.torch_device)
+    return fc(Example3(), x0, eta, FC_T, tau, steps=FC_M, batch_size=B, generator=ctx.generator(stream))
 
 
 def ball_fractions(tr, configs: int, seeds: int) -> dict[str, torch.Tensor]:
@@ -101,8 +102,14 @@ C07_TITLE = "CFL separates clients 2 and 3 of Example 3 with probability 1/2 and
 
 
 @check("werner2023.c07", C07_TITLE, "counterexample", "reproduced")
-def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_clustering) -> Result:
-    """Spec 6.1 check 7: 1e4 draws at x = 1/3 and 1/4; |p - 0.5| < 0.02; wrong split {1,3}|{2}; x* = 1/3."""
+def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_clustering, cfl_eta: float = CFL_ETA,
+                           x0: float = 0.0, fc_batch: int = 64, fc_tau: float = 0.25, fc_eta: float = FC_ETA,
+                           fc_x0: float = FC_INIT) -> Result:
+    """Spec 6.1 check 7: 1e4 draws at x = 1/3 and 1/4; |p - 0.5| < 0.02; wrong split {1,3}|{2}; x* = 1/3.
+
+    The settings are keyword arguments with the paper's values (the classroom demo varies them): CFL's step
+    ``cfl_eta`` and start ``x0``; Federated-Clustering's batch ``fc_batch``, radius ``fc_tau``, step ``fc_eta`` and
+    start ``fc_x0``."""
     n = ctx.pick(10_000, 100_000)
     rng = ctx.numpy_rng("bootstrap")
     draws, p_hat, counts, agree = {}, {}, {}, {}
@@ -119,11 +126,11 @@ def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=
 
     # the whole algorithm: FedAvg warm-up, split, recurse (paper's rule with K = 2; reference-code rule)
     R = ctx.pick(1000, 5000)
-    x0 = torch.zeros(R, 1, dtype=ctx.dtype, device=ctx.torch_device)
+    x0 = torch.full((R, 1), float(x0), dtype=ctx.dtype, device=ctx.torch_device)
     planted = bipartition is not optimal_bipartition
     rules = {"planted rule": (bipartition, 2, 2)} if planted else {
         "optimal (K = 2 clusters)": ("optimal", 2, 2), "agglomerative (reference code)": ("agglomerative", None, 3)}
-    runs = {name: clustered_fl(Example3(), x0, CFL_ETA, CFL_T, rule=rule, eps1=CFL_EPS1, eps2=CFL_EPS2, warmup=CFL_WARMUP,
+    runs = {name: clustered_fl(Example3(), x0, cfl_eta, CFL_T, rule=rule, eps1=CFL_EPS1, eps2=CFL_EPS2, warmup=CFL_WARMUP,
                                max_clusters=cap, min_split_size=min_size, generator=ctx.generator(f"cfl {name}"))
             for name, (rule, cap, min_size) in rules.items()}
     final_sep = {k: proportion_ci(int((tr.labels[-1][:, 1] != tr.labels[-1][:, 2]).sum()), R) for k, tr in runs.items()}
@@ -135,7 +142,7 @@ def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=
     failure = p_ok and wrong_is_13_2 and cfl_fails
 
     seeds = ctx.reps(20, 100)
-    ftr = run_fc(ctx, [64], [0.25], seeds, "fc |B|=64", fc)
+    ftr = run_fc(ctx, [fc_batch], [fc_tau], seeds, "fc |B|=64", fc, fc_eta, fc_x0)
     fr = ball_fractions(ftr, 1, seeds)
     frac = float(fr["frac_ball2_is_23"].mean())
     err_mean = fr["final_abs_error"].mean(1)[0]  # [3]
@@ -171,7 +178,7 @@ def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=
                   "cfl_runs": R, "cfl_final_separation_(p,lo,hi)": final_sep,
                   "cfl_fedavg_phase_mean_model_(mean,lo,hi)": fedavg_mean,
                   "fedavg_optimum_exact": x_star, "sum_expected_gradients_at_1/4": 3 * 0.25 - 1.0,
-                  "fc": {"batch": 64, "tau": 0.25, "eta": FC_ETA, "T": FC_T, "seeds": seeds, "frac_rounds_ball2_is_23": frac,
+                  "fc": {"batch": fc_batch, "tau": fc_tau, "eta": fc_eta, "T": FC_T, "seeds": seeds, "frac_rounds_ball2_is_23": frac,
                          "mean_abs_error_x_T": _np(err_mean)}},
         predicted={"p_separate": 0.5, "tolerance": P_TOL, "wrong_split": "{1, 3} | {2}", "fedavg_optimum": 1 / 3,
                    "paper_fedavg_optimum": 0.25, "paper_wrong_split": "{1, 2} | {3}", "fc_frac_min": FRAC_MIN, "fc_x_T": list(OPT)},
@@ -179,9 +186,9 @@ def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=
         explanation=(
             f"Over {n} draws of client 3's gradient the optimal cosine bipartition separated clients 2 and 3 with frequency "
             + ", ".join(f"{p[0]:.3f} (95% CI {p[1]:.3f} to {p[2]:.3f}) at x = {k}" for k, p in p_hat.items())
-            + f". Running CFL itself ({R} runs: FedAvg from 0, split after round {CFL_WARMUP}) leaves 2 and 3 apart in "
+            + f". Running CFL itself ({R} runs: FedAvg from {float(x0[0, 0]):g}, split after round {CFL_WARMUP}) leaves 2 and 3 apart in "
             + ", ".join(f"{v[0]:.3f} of runs ({k})" for k, v in final_sep.items())
-            + f". Federated-Clustering with batches of 64 puts client 2's ball at exactly {{2, 3}} in {frac:.3f} of rounds "
+            + f". Federated-Clustering with batches of {fc_batch} puts client 2's ball at exactly {{2, 3}} in {frac:.3f} of rounds "
               f"and ends within {float(err_mean.max()):.3f} of (0, 1/2, 1/2)."),
         assumptions=assumptions,
         finding=finding,
