@@ -50,6 +50,6 @@ def test_list_json_marks_searchable_checks():
                          timeout=120).stdout
     rows = json.loads(out)
     reg = load_all()
-    assert {r["id"] for r in rows} <= set(reg) and len(rows) >= 138
+    assert {r["id"] for r in rows} <= set(reg) and len(rows) >= 130
     assert all(r.get("searchable", False) == (getattr(reg[r["id"]], "space", None) is not None) for r in rows)
     assert sum(r.get("searchable", False) for r in rows) >= 10
