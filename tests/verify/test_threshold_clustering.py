@@ -1,6 +1,8 @@
 """Threshold-Clustering: eq. (24) against a per-point reference loop, radius modes, and the
 properties of issue 2 (hypothesis)."""
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -15,6 +17,8 @@ from verify.algorithms.threshold_clustering import (
     threshold_clustering_loop,
 )
 from analytic.errors import InputError
+from verify.algorithms import threshold_clustering as tc_module
+from verify.algorithms.federated_clustering import ReplicateRadius, fc_clustering_step
 
 
 def test_matches_reference_loop():
@@ -122,3 +126,48 @@ def test_assign_nearest_and_shape_errors():
     assert assign_nearest(Z, V).tolist() == [[0, 0, 1]]
     with pytest.raises(InputError):
         threshold_clustering(Z[0], V, Radius.fixed(1.0), 1)
+
+
+# ---- the cache-blocked step (step_sums) against the one-block step: bitwise ----
+@contextlib.contextmanager
+def _tc_blocks(nbytes):
+    saved = tc_module.TC_BLOCK_BYTES
+    tc_module.TC_BLOCK_BYTES = nbytes
+    try:
+        yield
+    finally:
+        tc_module.TC_BLOCK_BYTES = saved
+
+
+@pytest.mark.parametrize("inclusive", [True, False])
+@pytest.mark.parametrize("block", [1, 3 * 7 * 2 * 8, 10**9])  # one row, three rows, everything
+def test_blocked_step_is_bitwise_the_one_block_step(inclusive, block):
+    g = torch.Generator().manual_seed(11)
+    Z = torch.randint(-3, 4, (10, 7, 2), generator=g).double()  # integer points: many exactly on the boundary
+    V = torch.randint(-2, 3, (10, 3, 2), generator=g).double()
+    radius = tc_module.Radius.fixed(2.0)  # tau = 2: (0, 2), (2, 0) lie exactly on it
+    attack = tc_module.edge_of_ball_attack(torch.tensor([1.0, 0.0], dtype=torch.float64), 2)
+    with _tc_blocks(10**12):
+        ref = [tc_module.threshold_step(Z, V, radius, inclusive=inclusive, attack=a, want_inside=True) for a in (None, attack)]
+    with _tc_blocks(block):
+        new = [tc_module.threshold_step(Z, V, radius, inclusive=inclusive, attack=a, want_inside=True) for a in (None, attack)]
+    for (v1, b1), (v2, b2) in zip(ref, new):
+        assert torch.equal(v1, v2) and torch.equal(b1, b2)
+    assert bool(ref[0][1].any()) and not bool(ref[0][1].all())
+
+
+def test_blocked_fc_step_with_per_replicate_radii_is_bitwise():
+    g = torch.Generator().manual_seed(12)
+    G = torch.randn(3, 5, 5, 4, generator=g, dtype=torch.float64)
+    tau = torch.tensor([0.5, 2.0, 3.0], dtype=torch.float64)
+    assert not ReplicateRadius(tau, 5).depends_on_distances and tc_module.Radius.quantile(0.3).depends_on_distances
+    with _tc_blocks(10**12):
+        a = fc_clustering_step(G, tau, 4)
+    with _tc_blocks(8):
+        b = fc_clustering_step(G, tau, 4)
+    assert torch.equal(a.v, b.v) and torch.equal(a.ball, b.ball)
+    with _tc_blocks(8):  # a radius that needs the distances takes the one-block path, same numbers
+        q1 = fc_clustering_step(G, tc_module.Radius.quantile(0.4), 3)
+    with _tc_blocks(10**12):
+        q2 = fc_clustering_step(G, tc_module.Radius.quantile(0.4), 3)
+    assert torch.equal(q1.v, q2.v) and torch.equal(q1.ball, q2.ball)
