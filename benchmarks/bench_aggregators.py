@@ -107,7 +107,9 @@ def bench_aggregator(name: str, N: int, d: int, runs: int) -> dict:
     Xn = X.numpy()
     make, ours = _pairs(agg)[name]
     theirs = make(f)
-    timing = interleaved(lambda: np.stack([theirs(Xn[r]) for r in range(R)]), lambda: ours(X, f).numpy(), runs)
+    big = N * d >= 10**6  # seconds a call: no warm-up round, three interleaved pairs
+    timing = interleaved(lambda: np.stack([theirs(Xn[r]) for r in range(R)]), lambda: ours(X, f).numpy(),
+                         3 if big else runs, warmup=0 if big else 1)
     return pair_record(f"{name}_vs_byzfl", {"R": R, "N": N, "d": d, "f": f}, "byzfl",
                        f"ByzFL 0.0.11 {type(theirs).__name__}, one call per replicate on numpy float64", timing,
                        atol=1e-12, rtol=1e-12)
@@ -117,7 +119,7 @@ def _make(name: str, N: int, d: int):
     def run(device: str, repeat: int) -> dict:
         if byzfl_aggregators() is None:
             return {"name": f"{name}_vs_byzfl", "skipped": "byzfl is not installed (make setup installs it)"}
-        return bench_aggregator(name, N, d, max(3, repeat if N * d < 10**6 else 3))
+        return bench_aggregator(name, N, d, max(3, repeat))
     return run
 
 
