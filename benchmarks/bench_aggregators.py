@@ -110,7 +110,7 @@ def bench_aggregator(name: str, N: int, d: int, runs: int) -> dict:
     big = N * d >= 10**6  # seconds a call: no warm-up round, three interleaved pairs
     timing = interleaved(lambda: np.stack([theirs(Xn[r]) for r in range(R)]), lambda: ours(X, f).numpy(),
                          3 if big else runs, warmup=0 if big else 1)
-    return pair_record(f"{name}_vs_byzfl", {"R": R, "N": N, "d": d, "f": f}, "byzfl",
+    return pair_record(f"{name}_vs_byzfl_N{N}_d{d}", {"R": R, "N": N, "d": d, "f": f}, "byzfl",
                        f"ByzFL 0.0.11 {type(theirs).__name__}, one call per replicate on numpy float64", timing,
                        atol=1e-12, rtol=1e-12)
 
