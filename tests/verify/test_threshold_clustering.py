@@ -2,6 +2,7 @@
 properties of issue 2 (hypothesis)."""
 
 import contextlib
+import os
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from verify.algorithms.threshold_clustering import (
     threshold_clustering_loop,
 )
 from analytic.errors import InputError
+from verify.algorithms import tc_native
 from verify.algorithms import threshold_clustering as tc_module
 from verify.algorithms.federated_clustering import ReplicateRadius, fc_clustering_step
 
@@ -130,13 +132,54 @@ def test_assign_nearest_and_shape_errors():
 
 # ---- the cache-blocked step (step_sums) against the one-block step: bitwise ----
 @contextlib.contextmanager
-def _tc_blocks(nbytes):
-    saved = tc_module.TC_BLOCK_BYTES
+def _tc_blocks(nbytes, native="0"):
+    """The torch step in blocks of ``nbytes`` (the fused kernel off unless ``native="1"``)."""
+    saved, saved_env = tc_module.TC_BLOCK_BYTES, os.environ.get("FEDVERIFY_TC_NATIVE")
     tc_module.TC_BLOCK_BYTES = nbytes
+    os.environ["FEDVERIFY_TC_NATIVE"] = native
     try:
         yield
     finally:
         tc_module.TC_BLOCK_BYTES = saved
+        if saved_env is None:
+            del os.environ["FEDVERIFY_TC_NATIVE"]
+        else:
+            os.environ["FEDVERIFY_TC_NATIVE"] = saved_env
+
+
+def _native_or_skip():
+    with _tc_blocks(10**12, native="1"):
+        k = tc_native.kernel()
+    if k is None:
+        pytest.skip("the fused Threshold-Clustering kernel is not built (python -m verify.algorithms.tc_native)")
+    return k
+
+
+@pytest.mark.parametrize("inclusive", [True, False])
+def test_fused_kernel_matches_the_torch_step(inclusive):
+    _native_or_skip()
+    g = torch.Generator().manual_seed(13)
+    cases = [(torch.randint(-3, 4, (10, 7, 2), generator=g).double(), torch.randint(-2, 3, (10, 3, 2), generator=g).double(), 2.0),
+             (torch.randn(6, 50, 33, generator=g, dtype=torch.float64), None, 7.5)]
+    for Z, V, tau in cases:
+        V = Z[:, :3].clone() + 0.25 if V is None else V
+        radius = tc_module.Radius.fixed(tau)
+        with _tc_blocks(10**12, native="0"):
+            s1, c1, t1, b1 = tc_module.step_sums(Z, V, radius, inclusive=inclusive, want_inside=True)
+        with _tc_blocks(10**12, native="1"):
+            s2, c2, t2, b2 = tc_module.step_sums(Z, V, radius, inclusive=inclusive, want_inside=True)
+        assert torch.equal(b1, b2) and torch.equal(c1, c2) and torch.equal(t1, t2)  # same balls (exact differences)
+        assert torch.allclose(s1, s2, rtol=1e-13, atol=1e-13 * float(Z.abs().max()))
+        if tau == 2.0:  # integer points: every sum is exact, bitwise equal; points lie on the boundary
+            assert torch.equal(s1, s2) and bool(b1.any()) and not bool(b1.all())
+
+
+def test_fused_kernel_is_off_when_disabled_or_not_applicable():
+    with _tc_blocks(10**12, native="0"):
+        assert tc_native.kernel() is None
+    Z = torch.randn(2, 5, 3, dtype=torch.float64)
+    assert tc_module._native(Z, Z[:, :1], None) is None  # a quantile radius: the distances decide tau
+    assert tc_module._native(Z.float(), Z[:, :1].float(), torch.ones(2, 1)) is None
 
 
 @pytest.mark.parametrize("inclusive", [True, False])

@@ -130,11 +130,25 @@ def static_radius(radius, R: int, K: int, like: torch.Tensor) -> torch.Tensor | 
     return radius.value(like.new_empty(R, K, 0))
 
 
+def _native(Z: torch.Tensor, V: torch.Tensor, tau: torch.Tensor | None):
+    """The fused C++ kernel (verify/algorithms/tc_native.py) when it is built and applies: float64 CPU tensors,
+    tau known beforehand."""
+    if tau is None or Z.device.type != "cpu" or Z.dtype != torch.float64 or V.dtype != torch.float64 or Z.requires_grad:
+        return None
+    from verify.algorithms.tc_native import kernel
+
+    return kernel()
+
+
 def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = True, want_inside: bool = False):
     """The in-ball sums ``[R, K, d]``, counts ``[R, K, 1]``, radii ``[R, K]`` and (``want_inside``) the balls
     ``[R, K, N]`` of one step of eq. (24).
 
-    When tau does not depend on the distances, the rows (replicates) are processed in blocks of
+    When tau does not depend on the distances and the fused kernel is built (``make setup``;
+    verify/algorithms/tc_native.py), it computes all of this in one pass over the points: the same
+    exact-difference distances and test, each point added to its in-ball sums while it is in L1
+    (tests/verify/test_threshold_clustering.py compares it with the torch step). Otherwise the rows are
+    processed in blocks of
     ``TC_BLOCK_BYTES`` of points: exact-difference distances, the inclusive (or strict) test and the
     masked sum ``bmm(w, Z)`` all read a block while it is in cache. Every output is bitwise that of the
     one-block computation (the same operations on the same rows; tests/verify/test_threshold_clustering.py);
@@ -142,6 +156,10 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     R, N, d = Z.shape
     K = V.shape[1]
     tau = static_radius(radius, R, K, Z)
+    native = _native(Z, V, tau)
+    if native is not None:
+        S, C, inside = native.tc_sums(Z.contiguous(), V.contiguous(), tau.contiguous(), inclusive, want_inside)
+        return S, C, tau, (inside if want_inside else None)
     rows = R if tau is None else max(1, min(R, TC_BLOCK_BYTES // max(1, N * d * Z.element_size())))
     if rows >= R:
         inside, tau = ball_membership(Z, V, radius, inclusive=inclusive)
