@@ -23,6 +23,8 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m pip install --quiet --no-deps 'byzfl==0.0.11'
+	# the fused Threshold-Clustering kernel (g++; optional: without it the pure-torch step runs)
+	-$(BIN)/python -m verify.algorithms.tc_native
 	@touch $(STAMP)
 
 report: setup

@@ -43,6 +43,10 @@ def main(argv=None) -> int:
         if args.only and name != args.only:
             continue
         rec = fn(args.device, args.repeat)
+        if "skipped" in rec:  # e.g. the GPU benchmarks without CUDA, ByzFL's without byzfl
+            print(f"{name:<22} skipped: {rec['skipped']}")
+            records.append(rec)
+            continue
         rec["machine"] = {"cpu_threads": torch.get_num_threads(), "platform": platform.platform(), "torch": torch.__version__}
         records.append(rec)
         print(f"{name:<22} size {rec['size']}  baseline {rec['baseline_s']:.3f}s  fedverify {rec['fedverify_s']:.4f}s  ratio {rec['ratio']:.0f}x")

@@ -1,6 +1,9 @@
 """Threshold-Clustering: eq. (24) against a per-point reference loop, radius modes, and the
 properties of issue 2 (hypothesis)."""
 
+import contextlib
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -15,6 +18,9 @@ from verify.algorithms.threshold_clustering import (
     threshold_clustering_loop,
 )
 from analytic.errors import InputError
+from verify.algorithms import tc_native
+from verify.algorithms import threshold_clustering as tc_module
+from verify.algorithms.federated_clustering import ReplicateRadius, fc_clustering_step
 
 
 def test_matches_reference_loop():
@@ -122,3 +128,89 @@ def test_assign_nearest_and_shape_errors():
     assert assign_nearest(Z, V).tolist() == [[0, 0, 1]]
     with pytest.raises(InputError):
         threshold_clustering(Z[0], V, Radius.fixed(1.0), 1)
+
+
+# ---- the cache-blocked step (step_sums) against the one-block step: bitwise ----
+@contextlib.contextmanager
+def _tc_blocks(nbytes, native="0"):
+    """The torch step in blocks of ``nbytes`` (the fused kernel off unless ``native="1"``)."""
+    saved, saved_env = tc_module.TC_BLOCK_BYTES, os.environ.get("FEDVERIFY_TC_NATIVE")
+    tc_module.TC_BLOCK_BYTES = nbytes
+    os.environ["FEDVERIFY_TC_NATIVE"] = native
+    try:
+        yield
+    finally:
+        tc_module.TC_BLOCK_BYTES = saved
+        if saved_env is None:
+            del os.environ["FEDVERIFY_TC_NATIVE"]
+        else:
+            os.environ["FEDVERIFY_TC_NATIVE"] = saved_env
+
+
+def _native_or_skip():
+    with _tc_blocks(10**12, native="1"):
+        k = tc_native.kernel()
+    if k is None:
+        pytest.skip("the fused Threshold-Clustering kernel is not built (python -m verify.algorithms.tc_native)")
+    return k
+
+
+@pytest.mark.parametrize("inclusive", [True, False])
+def test_fused_kernel_matches_the_torch_step(inclusive):
+    _native_or_skip()
+    g = torch.Generator().manual_seed(13)
+    cases = [(torch.randint(-3, 4, (10, 7, 2), generator=g).double(), torch.randint(-2, 3, (10, 3, 2), generator=g).double(), 2.0),
+             (torch.randn(6, 50, 33, generator=g, dtype=torch.float64), None, 7.5)]
+    for Z, V, tau in cases:
+        V = Z[:, :3].clone() + 0.25 if V is None else V
+        radius = tc_module.Radius.fixed(tau)
+        with _tc_blocks(10**12, native="0"):
+            s1, c1, t1, b1 = tc_module.step_sums(Z, V, radius, inclusive=inclusive, want_inside=True)
+        with _tc_blocks(10**12, native="1"):
+            s2, c2, t2, b2 = tc_module.step_sums(Z, V, radius, inclusive=inclusive, want_inside=True)
+        assert torch.equal(b1, b2) and torch.equal(c1, c2) and torch.equal(t1, t2)  # same balls (exact differences)
+        assert torch.allclose(s1, s2, rtol=1e-13, atol=1e-13 * float(Z.abs().max()))
+        if tau == 2.0:  # integer points: every sum is exact, bitwise equal; points lie on the boundary
+            assert torch.equal(s1, s2) and bool(b1.any()) and not bool(b1.all())
+
+
+def test_fused_kernel_is_off_when_disabled_or_not_applicable():
+    with _tc_blocks(10**12, native="0"):
+        assert tc_native.kernel() is None
+    Z = torch.randn(2, 5, 3, dtype=torch.float64)
+    assert tc_module._native(Z, Z[:, :1], None) is None  # a quantile radius: the distances decide tau
+    assert tc_module._native(Z.float(), Z[:, :1].float(), torch.ones(2, 1)) is None
+
+
+@pytest.mark.parametrize("inclusive", [True, False])
+@pytest.mark.parametrize("block", [1, 3 * 7 * 2 * 8, 10**9])  # one row, three rows, everything
+def test_blocked_step_is_bitwise_the_one_block_step(inclusive, block):
+    g = torch.Generator().manual_seed(11)
+    Z = torch.randint(-3, 4, (10, 7, 2), generator=g).double()  # integer points: many exactly on the boundary
+    V = torch.randint(-2, 3, (10, 3, 2), generator=g).double()
+    radius = tc_module.Radius.fixed(2.0)  # tau = 2: (0, 2), (2, 0) lie exactly on it
+    attack = tc_module.edge_of_ball_attack(torch.tensor([1.0, 0.0], dtype=torch.float64), 2)
+    with _tc_blocks(10**12):
+        ref = [tc_module.threshold_step(Z, V, radius, inclusive=inclusive, attack=a, want_inside=True) for a in (None, attack)]
+    with _tc_blocks(block):
+        new = [tc_module.threshold_step(Z, V, radius, inclusive=inclusive, attack=a, want_inside=True) for a in (None, attack)]
+    for (v1, b1), (v2, b2) in zip(ref, new):
+        assert torch.equal(v1, v2) and torch.equal(b1, b2)
+    assert bool(ref[0][1].any()) and not bool(ref[0][1].all())
+
+
+def test_blocked_fc_step_with_per_replicate_radii_is_bitwise():
+    g = torch.Generator().manual_seed(12)
+    G = torch.randn(3, 5, 5, 4, generator=g, dtype=torch.float64)
+    tau = torch.tensor([0.5, 2.0, 3.0], dtype=torch.float64)
+    assert not ReplicateRadius(tau, 5).depends_on_distances and tc_module.Radius.quantile(0.3).depends_on_distances
+    with _tc_blocks(10**12):
+        a = fc_clustering_step(G, tau, 4)
+    with _tc_blocks(8):
+        b = fc_clustering_step(G, tau, 4)
+    assert torch.equal(a.v, b.v) and torch.equal(a.ball, b.ball)
+    with _tc_blocks(8):  # a radius that needs the distances takes the one-block path, same numbers
+        q1 = fc_clustering_step(G, tc_module.Radius.quantile(0.4), 3)
+    with _tc_blocks(10**12):
+        q2 = fc_clustering_step(G, tc_module.Radius.quantile(0.4), 3)
+    assert torch.equal(q1.v, q2.v) and torch.equal(q1.ball, q2.ball)

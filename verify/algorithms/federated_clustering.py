@@ -22,7 +22,6 @@ import torch
 
 from verify.algorithms.threshold_clustering import (
     Radius,
-    ball_membership,
     threshold_clustering,
     threshold_step,
 )
@@ -40,6 +39,7 @@ class ReplicateRadius:
 
     tau: torch.Tensor  # [R]
     n_clients: int
+    depends_on_distances = False
 
     def value(self, dists: torch.Tensor) -> torch.Tensor:
         t = self.tau.to(dists).repeat_interleave(self.n_clients)
@@ -91,8 +91,8 @@ def fc_clustering_step(G: torch.Tensor, radius, steps: int, *, own: torch.Tensor
     else:
         V0 = own.reshape(R * N, 1, d)
     V_prev, _ = threshold_clustering(Z, V0, rad, steps - 1, attack=attack)
-    ball, _ = ball_membership(Z, V_prev, rad)  # [R*N, 1, N]: the points averaged in the last step
-    V = threshold_step(Z, V_prev, rad, attack=attack, step=steps)
+    # the last step also returns its balls [R*N, 1, N] (the points averaged), from the same distances
+    V, ball = threshold_step(Z, V_prev, rad, attack=attack, step=steps, want_inside=True)
     return FCStep(V.reshape(R, N, d), ball.reshape(R, N, N2))
 
 

@@ -8,8 +8,14 @@ condition of Lemma 1), so Assumption 4 holds with A = 2L/mu (18).
 
 The cluster optima are planted at pairwise distance exactly ``separation``:
 w_k = (separation / sqrt 2) u_k with orthonormal u_k (spec section 6.2 generator), a fresh random
-orthonormal set per replicate. Only H, b, c are stored ([R, N, d, d]); the gradient oracle is the
-exact full-batch gradient (deterministic).
+orthonormal set per replicate. The gradient oracle is the exact full-batch gradient (deterministic).
+
+Two representations of the same problem, chosen by cost (``representation="auto"``, as su2022's Phase-2
+backends are): :class:`ClusteredRegression` stores the moments (H, b, c) ([R, N, d, d]; a gradient costs
+2 d^2 flops), :class:`RawClusteredRegression` the samples (A_j, y_j) ([R, N, m, d]; a gradient
+A_j^T (A_j x - y_j) / m costs 4 m d flops). Raw data wins when 2m < d (IFCA's synthetic configuration
+m = 100 samples in d = 1000 stores 8 MB per replicate instead of 800 MB); the two agree to rounding
+(tests/verify/test_clustered_regression_raw.py).
 """
 from __future__ import annotations
 
@@ -22,6 +28,21 @@ import torch
 from analytic import validate
 from analytic.errors import InputError
 from verify.problems.base import ClientProblem
+
+REPRESENTATIONS = ("auto", "moments", "raw")
+
+
+def raw_is_cheaper(m: int, d: int) -> bool:
+    """Samples (4 m d flops a gradient, m d numbers a client) beat moments (2 d^2, d^2) iff 2m < d."""
+    return 2 * m < d
+
+
+def _representation(representation: str, m: int, d: int) -> str:
+    if representation not in REPRESENTATIONS:
+        raise InputError("representation", f"expected one of {REPRESENTATIONS}, got {representation!r}")
+    if representation == "auto":
+        return "raw" if raw_is_cheaper(m, d) else "moments"
+    return representation
 
 
 @dataclass(frozen=True)
@@ -101,6 +122,103 @@ class ClusteredRegression(ClientProblem):
         return self.H.permute(0, 2, 1, 3).reshape(R, d, N * d)
 
 
+
+@dataclass(frozen=True)
+class RawClusteredRegression(ClientProblem):
+    """The same least-squares clients from their samples: f_j(x) = ||A_j x - y_j||^2 / (2m), gradient
+    A_j^T (A_j x - y_j) / m, with A [R, N, m, d], y [R, N, m]. H, b, c (the moments of
+    :class:`ClusteredRegression`) are computed on demand only (for constants and tests)."""
+
+    A: torch.Tensor  # [R, N, m, d]
+    y: torch.Tensor  # [R, N, m]
+    W: torch.Tensor  # [R, K, d] planted cluster optima
+    true_labels: tuple[int, ...]
+    name: str = "planted clustered linear regression"
+    #: samples of a block of clients processed together by :meth:`loss_and_grad` (half the L2 cache here)
+    BLOCK_BYTES = 1 << 20
+
+    @property
+    def n_clients(self) -> int:
+        return self.A.shape[1]
+
+    @property
+    def dim(self) -> int:
+        return self.A.shape[-1]
+
+    @property
+    def replicates(self) -> int:
+        return self.A.shape[0]
+
+    @property
+    def samples(self) -> int:
+        return self.A.shape[2]
+
+    _flat = ClusteredRegression._flat
+
+    def loss_and_grad(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Residuals r = A_j x - y_j and A_j^T r for blocks of clients whose samples fit in the cache (``BLOCK_BYTES``):
+        both products read a block while it is there, so the samples stream from memory once per call."""
+        Xf = self._flat(X)
+        R, M, N, d = Xf.shape
+        m = self.samples
+        A = self.A.reshape(R * N, m, d)
+        Y = self.y.reshape(R * N, m, 1)
+        Xp = Xf.permute(0, 2, 3, 1).reshape(R * N, d, M)  # a view when every client sees the same models
+        per = max(1, self.BLOCK_BYTES // (m * d * A.element_size()))
+        f = A.new_empty(R * N, M)
+        g = A.new_empty(R * N, d, M)
+        for s in range(0, R * N, per):
+            a = A[s:s + per]
+            res = torch.baddbmm(-Y[s:s + per], a, Xp[s:s + per])  # [b, m, M]
+            torch.sum(res * res, 1, out=f[s:s + per])
+            torch.bmm(a.transpose(1, 2), res, out=g[s:s + per])
+        f = (f / (2 * m)).reshape(R, N, M).transpose(1, 2)
+        g = (g / m).reshape(R, N, d, M).permute(0, 3, 1, 2)
+        return f.reshape(X.shape[:-1]), g.reshape(X.shape)
+
+    def grad(self, X: torch.Tensor) -> torch.Tensor:
+        return self.loss_and_grad(X)[1]
+
+    def loss(self, X: torch.Tensor) -> torch.Tensor:
+        return self.loss_and_grad(X)[0]
+
+    def repeated(self, times: int, *, interleave: bool = False) -> "RawClusteredRegression":
+        """As :meth:`ClusteredRegression.repeated`."""
+        rep = (lambda t: t.repeat_interleave(times, 0)) if interleave else (lambda t: t.repeat(times, *([1] * (t.dim() - 1))))
+        return RawClusteredRegression(rep(self.A), rep(self.y), rep(self.W), self.true_labels, self.name)
+
+    def optima(self) -> torch.Tensor:
+        lab = torch.as_tensor(self.true_labels, device=self.W.device)
+        return self.W[:, lab]
+
+    def smoothness(self) -> torch.Tensor:
+        """L_j = lambda_max(A_j^T A_j / m) = sigma_max(A_j)^2 / m, ``[R, N]``."""
+        return torch.linalg.matrix_norm(self.A, ord=2) ** 2 / self.samples
+
+    def gradients_at_models(self, models: torch.Tensor) -> torch.Tensor:
+        """Every client's gradient at each of B models, ``models [R, B, d] -> [R, B, N, d]``."""
+        R, Bm, d = models.shape
+        if R != self.replicates or d != self.dim:
+            raise InputError("models", f"expected [{self.replicates}, B, {self.dim}], got {tuple(models.shape)}")
+        return self.grad(models[:, :, None].expand(R, Bm, self.n_clients, d))
+
+    @cached_property
+    def H(self) -> torch.Tensor:
+        return self.A.transpose(-1, -2) @ self.A / self.samples
+
+    @cached_property
+    def b(self) -> torch.Tensor:
+        return torch.einsum("rnmd,rnm->rnd", self.A, self.y) / self.samples
+
+    @cached_property
+    def c(self) -> torch.Tensor:
+        return (self.y**2).sum(-1) / (2 * self.samples)
+
+    def moments(self) -> ClusteredRegression:
+        """The same problem as (H, b, c)."""
+        return ClusteredRegression(self.H, self.b, self.c, self.W, self.true_labels, self.name)
+
+
 def planted_clustered_regression(
     generator: torch.Generator,
     R: int,
@@ -113,11 +231,13 @@ def planted_clustered_regression(
     dtype: torch.dtype = torch.float64,
     device: torch.device | str = "cpu",
     block: int = 8,
-) -> ClusteredRegression:
+    representation: str = "auto",
+) -> ClusteredRegression | RawClusteredRegression:
     """Draw R independent instances: K clusters of ``n_per_cluster`` clients, m samples each, in R^d.
 
     Data matrices are drawn in blocks of ``block`` replicates and reduced to (H, b, c) at once, so
-    memory stays at block * N * m * d numbers.
+    memory stays at block * N * m * d numbers; with ``representation="raw"`` (``"auto"``: when 2m < d) the
+    samples are kept instead (the same draws).
     """
     for name, v in (("R", R), ("n_per_cluster", n_per_cluster), ("K", K), ("d", d), ("m", m)):
         if int(v) < 1:
@@ -126,20 +246,26 @@ def planted_clustered_regression(
         raise InputError("K", f"planted orthonormal optima need K <= d, got K={K}, d={d}")
     if separation < 0 or noise < 0:
         raise InputError("separation, noise", f"must be >= 0, got {separation}, {noise}")
+    rep = _representation(representation, m, d)
     N = K * n_per_cluster
     labels = torch.arange(K, device=device).repeat_interleave(n_per_cluster)
     Q, _ = torch.linalg.qr(torch.randn(R, d, K, generator=generator, dtype=dtype, device=device))
     W = (separation / math.sqrt(2.0)) * Q.transpose(1, 2)  # [R, K, d], pairwise distance = separation
-    Hs, bs, cs = [], [], []
+    Hs, bs, cs, As, ys = [], [], [], [], []
     for start in range(0, R, block):  # setup only: blocks of replicates bound the memory
         r = min(block, R - start)
         A = torch.randn(r, N, m, d, generator=generator, dtype=dtype, device=device)
         y = torch.einsum("rnmd,rnd->rnm", A, W[start:start + r, labels])
         if noise > 0:
             y = y + noise * torch.randn(r, N, m, generator=generator, dtype=dtype, device=device)
+        if rep == "raw":
+            As.append(A), ys.append(y)
+            continue
         Hs.append(A.transpose(-1, -2) @ A / m)
         bs.append(torch.einsum("rnmd,rnm->rnd", A, y) / m)
         cs.append((y**2).sum(-1) / (2 * m))
+    if rep == "raw":
+        return RawClusteredRegression(torch.cat(As), torch.cat(ys), W, tuple(int(v) for v in labels))
     return ClusteredRegression(torch.cat(Hs), torch.cat(bs), torch.cat(cs), W, tuple(int(v) for v in labels))
 
 
@@ -153,7 +279,8 @@ def paper_synthetic_regression(
     scale: float = 100.0,
     dtype: torch.dtype = torch.float64,
     device: torch.device | str = "cpu",
-) -> ClusteredRegression:
+    representation: str = "auto",
+) -> ClusteredRegression | RawClusteredRegression:
     """werner2023 section 4.1 (spec 5.1), with the reference code's unstated choices.
 
     Cluster k in {0, ..., K-1} has the minimiser x*_k = scale * b_k, b_k uniform in {0, 1}^d; each of its
@@ -161,16 +288,21 @@ def paper_synthetic_regression(
     label noise; f_i(x) = ||A_i x - y_i||^2 / (2m). With m < d (the paper's d = 10 > m = 9) every H_i is
     singular: the local problem is underdetermined (the paper says "overdetermined", spec 7 A14),
     while the cluster average is not. x*_k may coincide for two clusters (probability 2^-d per pair).
+    ``representation``: moments or samples (``"auto"``: samples when 2m < d; the paper's m = 9, d = 10
+    keeps the moments).
     """
     R, n_per_cluster, K, d, m = (validate.integer(v, name, minimum=1) for name, v in
                                  (("R", R), ("n_per_cluster", n_per_cluster), ("K", K), ("d", d), ("m", m)))
     if validate.real(scale, "scale") <= 0:
         raise InputError("scale", f"must be > 0, got {scale}")
+    rep = _representation(representation, m, d)
     N = K * n_per_cluster
     labels = torch.arange(K, device=device).repeat_interleave(n_per_cluster)
     W = scale * torch.randint(0, 2, (R, K, d), generator=generator, device=device).to(dtype)
     A = torch.randn(R, N, m, d, generator=generator, dtype=dtype, device=device) + labels.to(dtype)[None, :, None, None]
     y = torch.einsum("rnmd,rnd->rnm", A, W[:, labels])
+    if rep == "raw":
+        return RawClusteredRegression(A, y, W, tuple(int(v) for v in labels), name="werner2023 synthetic linear regression")
     H = A.transpose(-1, -2) @ A / m
     b = torch.einsum("rnmd,rnm->rnd", A, y) / m
     c = (y**2).sum(-1) / (2 * m)

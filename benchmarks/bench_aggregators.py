@@ -1,0 +1,137 @@
+"""The classic robust aggregators against ByzFL 0.0.11's (LPD-EPFL) on the same inputs.
+
+ByzFL aggregates one problem at a time; its fastest path is numpy float64 arrays (np.sort, np.median,
+scipy's exact-difference cdist, np.argpartition), which is what runs here, one call per replicate. Ours
+takes the batch [R, N, d] as a torch tensor. Definitions are matched where they differ: Krum and
+Multi-Krum with ByzFL's N - f - 1 neighbours (``neighbors=``), GM from 0 with distances floored at
+nu = 0.1 for T = 3 iterations (``start="zero"``, ``eps``, ``iters``). Outputs agree to rounding (ByzFL
+sums the kept inputs in another order); a benchmark refuses to report a ratio when they do not.
+
+Timing: single thread (``torch.set_num_threads(1)``; numpy's sort is single-threaded anyway), the two
+sides interleaved (baseline, ours, baseline, ours, ...), medians reported, with the load average.
+ByzFL's top-level package imports torchvision (absent here); only ``byzfl.aggregators`` is imported,
+as tests/verify/test_byzfl_crosscheck.py does.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import statistics
+import sys
+import time
+import types
+
+import numpy as np
+import torch
+
+from verify.aggregators.classic import coordinate_median, geometric_median, meamed, multi_krum, trimmed_mean
+
+CELLS = [(N, d) for N in (20, 100, 500) for d in (100, 10_000)]
+R = 16
+
+
+def byzfl_aggregators():
+    """ByzFL's aggregators module without running byzfl/__init__.py (which imports torchvision); None when
+    byzfl is not installed."""
+    if "byzfl.aggregators.aggregators" in sys.modules:
+        return sys.modules["byzfl.aggregators.aggregators"]
+    spec = importlib.util.find_spec("byzfl")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    if "byzfl" not in sys.modules:
+        pkg = types.ModuleType("byzfl")
+        pkg.__path__ = list(spec.submodule_search_locations)
+        sys.modules["byzfl"] = pkg
+    return importlib.import_module("byzfl.aggregators.aggregators")
+
+
+def interleaved(baseline, ours, runs: int, warmup: int = 1) -> dict:
+    """Median seconds of ``baseline`` and ``ours`` run alternately ``runs`` times each (after ``warmup``
+    rounds), single thread; the ratio is the median of the per-round ratios."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for _ in range(warmup):
+            out_b, out_f = baseline(), ours()
+        tb, tf = [], []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            out_b = baseline()
+            t1 = time.perf_counter()
+            out_f = ours()
+            t2 = time.perf_counter()
+            tb.append(t1 - t0)
+            tf.append(t2 - t1)
+    finally:
+        torch.set_num_threads(threads)
+    return {"baseline_s": statistics.median(tb), "fedverify_s": statistics.median(tf),
+            "ratio": statistics.median(b / f for b, f in zip(tb, tf)), "runs": runs,
+            "baseline_times": tb, "fedverify_times": tf, "load_average": os.getloadavg(),
+            "threads": 1, "outputs": (out_b, out_f)}
+
+
+def pair_record(name: str, size: dict, baseline: str, detail: str, timing: dict, atol: float, rtol: float = 0.0) -> dict:
+    """A record whose ratio is refused when the two outputs disagree (|a - b| > atol + rtol |b|)."""
+    out_b, out_f = (np.asarray(o, dtype=float) for o in timing.pop("outputs"))
+    diff = np.abs(out_f - out_b)
+    if not np.all(diff <= atol + rtol * np.abs(out_b)):
+        raise AssertionError(f"{name}: fedverify and {baseline} disagree by {float(diff.max())}")
+    return {"name": name, "size": size, "baseline": baseline, "baseline_detail": detail, **timing,
+            "max_abs_difference": float(diff.max()), "device": "cpu", "dtype": "float64"}
+
+
+def _inputs(N: int, d: int, f: int, seed: int = 0) -> torch.Tensor:
+    """Honest N(0, I) inputs and f Byzantine ones, all equal to a far point (ties for Krum's scores)."""
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(R, N, d, generator=g, dtype=torch.float64)
+    X[:, N - f:] = 3.0 + torch.randn(R, 1, d, generator=g, dtype=torch.float64)
+    return X
+
+
+def _pairs(agg):
+    return {
+        "cwtm": (lambda f: agg.TrMean(f=f), lambda X, f: trimmed_mean(X, f)),
+        "cwmed": (lambda f: agg.Median(), lambda X, f: coordinate_median(X)),
+        "krum": (lambda f: agg.Krum(f=f), lambda X, f: multi_krum(X, f, m=1, neighbors=X.shape[1] - f - 1)),
+        "multikrum": (lambda f: agg.MultiKrum(f=f), lambda X, f: multi_krum(X, f, neighbors=X.shape[1] - f - 1)),
+        "gm": (lambda f: agg.GeometricMedian(nu=0.1, T=3), lambda X, f: geometric_median(X, iters=3, eps=0.1, start="zero")),
+        "meamed": (lambda f: agg.Meamed(f=f), lambda X, f: meamed(X, f)),
+    }
+
+
+def bench_aggregator(name: str, N: int, d: int, runs: int) -> dict:
+    agg = byzfl_aggregators()
+    f = N // 5
+    X = _inputs(N, d, f)
+    Xn = X.numpy()
+    make, ours = _pairs(agg)[name]
+    theirs = make(f)
+    big = N * d >= 10**6  # seconds a call: no warm-up round, three interleaved pairs
+    timing = interleaved(lambda: np.stack([theirs(Xn[r]) for r in range(R)]), lambda: ours(X, f).numpy(),
+                         3 if big else runs, warmup=0 if big else 1)
+    return pair_record(f"{name}_vs_byzfl_N{N}_d{d}", {"R": R, "N": N, "d": d, "f": f}, "byzfl",
+                       f"ByzFL 0.0.11 {type(theirs).__name__}, one call per replicate on numpy float64", timing,
+                       atol=1e-12, rtol=1e-12)
+
+
+def _make(name: str, N: int, d: int):
+    def run(device: str, repeat: int) -> dict:
+        if byzfl_aggregators() is None:
+            return {"name": f"{name}_vs_byzfl", "skipped": "byzfl is not installed (make setup installs it)"}
+        return bench_aggregator(name, N, d, max(3, repeat))
+    return run
+
+
+BENCHMARKS = {f"{name}_vs_byzfl_N{N}_d{d}": _make(name, N, d)
+              for name in ("cwtm", "cwmed", "meamed", "krum", "multikrum", "gm") for N, d in CELLS}
+
+
+if __name__ == "__main__":
+    only = sys.argv[1:]
+    for key, fn in BENCHMARKS.items():
+        if only and not any(o in key for o in only):
+            continue
+        rec = fn("cpu", 5)
+        print(f"{key:<34} byzfl {rec['baseline_s']*1e3:9.2f} ms  ours {rec['fedverify_s']*1e3:9.2f} ms  "
+              f"ratio {rec['ratio']:6.2f}  diff {rec['max_abs_difference']:.1e}  load {rec['load_average'][0]:.2f}", flush=True)

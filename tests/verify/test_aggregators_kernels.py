@@ -1,0 +1,217 @@
+"""The sort-free / Gram kernels of the classic aggregators against the torch-sort, exact-difference
+versions they replaced (kept here as oracles): bitwise equal in float64, ties and duplicate inputs
+included (hypothesis draws integer-valued inputs, which tie often), edge sizes, and the torch fallback
+(float32, autograd) agreeing with the numpy path."""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verify.aggregators import classic
+from verify.aggregators.classic import (argsort_clients, coordinate_median, geometric_median, krum_scores,
+                                        krum_scores_exact, meamed, multi_krum, sort_clients, trimmed_mean)
+
+
+# ---- the previous implementations (torch's sort, exact-difference distances): the oracles ----
+def old_cwmed(X):
+    s = X.sort(dim=1).values
+    N = X.shape[1]
+    return 0.5 * (s[:, (N - 1) // 2] + s[:, N // 2])
+
+
+def old_cwtm(X, f):
+    return X.sort(dim=1).values[:, f:X.shape[1] - f].mean(1)
+
+
+def old_multikrum(X, f, m=None, k=None):
+    N = X.shape[1]
+    m = N - f if m is None else m
+    k = N - f - 2 if k is None else k
+    D = torch.cdist(X, X, compute_mode="donot_use_mm_for_euclid_dist") ** 2
+    score = D.sort(dim=-1).values[:, :, 1:k + 1].sum(-1)
+    keep = score.argsort(dim=1, stable=True)[:, :m]
+    return torch.gather(X, 1, keep[..., None].expand(-1, -1, X.shape[-1])).mean(1)
+
+
+def old_gm(X, iters=200, eps=1e-12):
+    z = old_cwmed(X)
+    for _ in range(iters):
+        w = 1.0 / torch.linalg.vector_norm(X - z[:, None], dim=-1).clamp_min(eps)
+        z = (w[..., None] * X).sum(1) / w.sum(1, keepdim=True)
+    return z
+
+
+def old_meamed(X, f):
+    N = X.shape[1]
+    med = old_cwmed(X)
+    keep = (X - med[:, None]).abs().argsort(dim=1, stable=True)[:, :N - f]
+    return torch.gather(X, 1, keep).mean(1)
+
+
+@st.composite
+def batches(draw, tied=False):
+    R, N, d = draw(st.integers(1, 3)), draw(st.integers(4, 14)), draw(st.integers(1, 6))
+    f = draw(st.integers(0, (N - 3) // 2))
+    g = torch.Generator().manual_seed(draw(st.integers(0, 2**31 - 1)))
+    if tied:  # few distinct values, duplicated clients: exact ties everywhere
+        X = torch.randint(-2, 3, (R, N, d), generator=g).double()
+        dup = torch.randint(0, N, (N,), generator=g)
+        X = torch.where(torch.rand(1, N, 1, generator=g) < 0.3, X[:, dup], X)
+    else:
+        X = torch.randn(R, N, d, generator=g, dtype=torch.float64) * draw(st.floats(1e-3, 1e3))
+        X = X + draw(st.floats(-1e4, 1e4))  # an offset: the Gram identity cancels, the recheck must catch it
+    return X, f
+
+
+@contextlib.contextmanager
+def gram_always():
+    """Krum's Gram path even on the small inputs hypothesis draws (it is skipped below a size threshold)."""
+    saved = classic.KRUM_GRAM_MIN_TERMS
+    classic.KRUM_GRAM_MIN_TERMS = 0
+    try:
+        yield
+    finally:
+        classic.KRUM_GRAM_MIN_TERMS = saved
+
+
+def meamed_oracle(X, f):
+    """Per coordinate, drop the f values farthest from the median one at a time (the farther end of the sorted
+    remaining values; on a tie the larger value), average the rest: Python floats."""
+    R, N, d = X.shape
+    out = np.zeros((R, d))
+    for r in range(R):
+        for j in range(d):
+            v = sorted(float(x) for x in X[r, :, j])
+            med = 0.5 * (v[(N - 1) // 2] + v[N // 2])
+            lo, hi = 0, N - 1
+            for _ in range(f):
+                if med - v[lo] > v[hi] - med:
+                    lo += 1
+                else:
+                    hi -= 1
+            out[r, j] = sum(v[lo:hi + 1]) / (N - f)
+    return torch.from_numpy(out)
+
+
+def same(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(b=st.one_of(batches(), batches(tied=True)))
+def test_coordinatewise_are_bitwise_the_torch_sort_versions(b):
+    X, f = b
+    assert same(coordinate_median(X), old_cwmed(X))
+    assert same(trimmed_mean(X, f), old_cwtm(X, f))
+    m = meamed(X, f)
+    assert torch.allclose(m, meamed_oracle(X, f), rtol=1e-12, atol=1e-12 * float(X.abs().max()))
+
+
+@settings(max_examples=40, deadline=None)
+@given(b=batches())
+def test_meamed_is_the_old_argsort_version_without_ties(b):
+    X, f = b
+    assert torch.allclose(meamed(X, f), old_meamed(X, f), rtol=1e-12, atol=1e-12 * float(X.abs().max()))
+
+
+def test_blocked_sorts_cover_every_block_and_edge():
+    saved = classic.BLOCK_BYTES
+    X = torch.randn(5, 9, 23, generator=torch.Generator().manual_seed(8), dtype=torch.float64)
+    try:
+        for block in (8, 9 * 8 * 3, 9 * 23 * 8, 9 * 23 * 8 * 2 + 8):  # one column, 3 columns, one replicate, 2 replicates
+            classic.BLOCK_BYTES = block
+            assert same(coordinate_median(X), old_cwmed(X))
+            assert same(trimmed_mean(X, 3), old_cwtm(X, 3))
+            assert torch.allclose(meamed(X, 3), meamed_oracle(X, 3), rtol=1e-12, atol=1e-12)
+    finally:
+        classic.BLOCK_BYTES = saved
+
+
+@settings(max_examples=80, deadline=None)
+@given(b=st.one_of(batches(), batches(tied=True)), m=st.integers(1, 4))
+def test_multikrum_is_bitwise_the_exact_difference_version(b, m):
+    X, f = b
+    N = X.shape[1]
+    if N <= 2 * f + 2:
+        f = 0
+    m = min(m, N)
+    with gram_always():
+        assert same(multi_krum(X, f, m=m), old_multikrum(X, f, m=m))
+        assert same(multi_krum(X, f), old_multikrum(X, f))
+        assert same(multi_krum(X, f, neighbors=N - f - 1), old_multikrum(X, f, k=N - f - 1))
+    assert same(multi_krum(X, f, m=m), old_multikrum(X, f, m=m))
+    assert same(multi_krum(X, f), old_multikrum(X, f))
+    assert same(multi_krum(X, f, neighbors=N - f - 1), old_multikrum(X, f, k=N - f - 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(b=st.one_of(batches(), batches(tied=True)))
+def test_krum_scores_rank_exactly_and_rechecked_rows_are_the_exact_scores(b):
+    X, f = b
+    k = X.shape[1] - f - 2 if X.shape[1] > f + 2 else 1
+    with gram_always():
+        score, exact = krum_scores(X, k)
+    ref = krum_scores_exact(X, k)
+    assert torch.equal(score.argsort(dim=1, stable=True), ref.argsort(dim=1, stable=True))
+    assert torch.equal(score[exact], ref[exact])
+
+
+def test_duplicated_byzantine_inputs_are_rechecked_and_ranked_by_index():
+    g = torch.Generator().manual_seed(3)
+    X = torch.randn(4, 30, 50, generator=g, dtype=torch.float64)
+    X[:, 22:] = X[:, :1] + 0.5  # eight identical inputs: exact score ties
+    with gram_always():
+        score, exact = krum_scores(X, 30 - 8 - 2)
+        assert not exact[:, 23:].any()  # duplicates copy their representative's score, no recheck
+        assert torch.equal(score[:, 22:], score[:, 22:23].expand(-1, 8))
+        assert same(multi_krum(X, 8), old_multikrum(X, 8))
+        assert same(multi_krum(X, 8, m=1), old_multikrum(X, 8, m=1))
+
+
+def test_far_from_origin_inputs_fall_back_to_exact_and_stay_equal():
+    g = torch.Generator().manual_seed(4)
+    X = torch.randn(2, 25, 40, generator=g, dtype=torch.float64) * 1e-6 + 1e6  # Gram identity loses every digit
+    with gram_always():
+        score, exact = krum_scores(X, 20)
+        assert exact.all()
+        assert same(multi_krum(X, 3), old_multikrum(X, 3))
+
+
+@pytest.mark.parametrize("N,d", [(1, 1), (2, 1), (3, 7), (5, 1), (64, 3), (7, 1000)])
+def test_edge_sizes(N, d):
+    X = torch.randn(2, N, d, generator=torch.Generator().manual_seed(N * d), dtype=torch.float64)
+    assert same(coordinate_median(X), old_cwmed(X))
+    assert same(trimmed_mean(X, 0), old_cwtm(X, 0))
+    assert torch.allclose(meamed(X, 0), old_meamed(X, 0), rtol=1e-12, atol=1e-12)
+    if N > 2:
+        with gram_always():
+            assert same(multi_krum(X, 0), old_multikrum(X, 0))
+    assert torch.allclose(geometric_median(X, iters=50), old_gm(X, iters=50), rtol=1e-12, atol=1e-12)
+
+
+def test_geometric_median_matches_the_materialised_iteration():
+    g = torch.Generator().manual_seed(5)
+    X = torch.randn(3, 17, 9, generator=g, dtype=torch.float64) * 3
+    assert torch.allclose(geometric_median(X), old_gm(X), rtol=1e-12, atol=1e-12)
+    z = torch.zeros(3, 9, dtype=torch.float64)
+    for _ in range(3):  # ByzFL's GeometricMedian(nu, T=3): from 0, distances floored at nu
+        w = 1.0 / torch.linalg.vector_norm(X - z[:, None], dim=-1).clamp_min(0.1)
+        z = (w[..., None] * X).sum(1) / w.sum(1, keepdim=True)
+    assert torch.allclose(geometric_median(X, iters=3, eps=0.1, start="zero"), z, rtol=1e-12, atol=1e-12)
+
+
+def test_torch_fallback_agrees_with_the_numpy_path():
+    X = torch.randn(2, 11, 5, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
+    assert torch.equal(sort_clients(X), X.sort(dim=1).values)
+    assert torch.equal(sort_clients(X.float()), X.float().sort(dim=1).values)
+    assert torch.equal(argsort_clients(X.abs()), X.abs().argsort(dim=1, stable=True))
+    Xg = X.clone().requires_grad_(True)  # autograd: torch's own sort, gradients flow
+    trimmed_mean(Xg, 2).sum().backward()
+    assert Xg.grad is not None and torch.equal(trimmed_mean(X, 2), trimmed_mean(Xg, 2).detach())
+    Xi = X.to(torch.float16)  # a dtype numpy's path does not take
+    assert torch.equal(sort_clients(Xi), Xi.sort(dim=1).values)
