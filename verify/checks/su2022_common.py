@@ -89,3 +89,34 @@ def fitted_rates(change: torch.Tensor, floor: float = 1e-12, drop: int = 3) -> n
         keep = (col > floor) & (t >= drop)
         out.append(np.exp(np.polyfit(t[keep], np.log(col[keep]), 1)[0]) if keep.sum() >= 3 else np.nan)
     return np.asarray(out)
+
+
+def as_kind(bound: Bound, kind: str) -> Bound:
+    """The same expression read with another kind: ``tight`` where the paper's order is attained (matched from
+    both sides), ``lower`` for an upper bound whose variable is swept toward 0 (see :func:`exponent_verdict`)."""
+    if bound.kind == kind:
+        return bound
+    return Bound(bound.name, bound.expr, kind, bound.statement, bound.source, bound.hidden_constant, bound.typst)  # type: ignore[arg-type]
+
+
+def exponent_verdict(ctx: Context, x, Y, theory: Bound, *, param: str, values: dict, tol: float, tight: bool,
+                     toward_zero: bool = False, deterministic: bool = False):
+    """A hidden-constant bound tested on its exponent in one named variable ``param`` (the others held at
+    ``values``, arrays that may move with x): :func:`verify.fit.rate_verdict` on the sweep x [P] with
+    replicates Y [R, P]. The predicted exponent is the Bound's own least-squares log-log slope on the grid.
+
+    ``tight``: the paper's order is attained in this variable, so the exponent must be matched from both sides
+    (a planted exponent error of either sign is violated). Otherwise the side is the bound's: an upper bound
+    ``q <~ g`` swept toward infinity asks 'q's slope <= g's slope + tol'; swept toward 0 (``toward_zero``: nu,
+    xi_1, p_min, where the claim's asymptotics lie) the same bound asks 'q's slope >= g's slope - tol'
+    (q/g must not grow as x -> 0), so its kind is read as lower there (and a lower bound as upper)."""
+    from verify.fit import rate_verdict
+
+    if tight:
+        b = as_kind(theory, "tight")
+    elif toward_zero:
+        b = as_kind(theory, {"upper": "lower", "lower": "upper"}.get(theory.kind, theory.kind))
+    else:
+        b = theory
+    return rate_verdict(np.asarray(x, dtype=float), np.atleast_2d(np.asarray(Y, dtype=float)), b, param=param,
+                        values=values, tol=tol, rng=ctx.numpy_rng(f"bootstrap/{param}"), deterministic=deterministic)

@@ -35,6 +35,7 @@ from verify.checks.su2022_common import (
     EPS,
     SIGMA,
     claim,
+    exponent_verdict,
     federation,
     model,
     numpy,
@@ -341,67 +342,93 @@ def _settled_assumption(settled: float, rounds: int, share: float = 0.99) -> Ass
                       settled >= share, settled, "exact", f"after {rounds} rounds; the limit is the P-weighted least squares")
 
 
-@check("su2022.c29", "Theorem 3 (18): the final error is <~ (sigma kappa/rho) nu log(e/nu) with one constant", "bound", "holds")
-def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.05, 0.1, 0.2, 0.4), Ms=(100, 200, 400, 800),
-                    ds=(5, 10, 20), n: int = 20, rounds: int = 30, margin: float = 2.0) -> Result:
-    """Spec C29: Phase 2's limit (from 0.1 Delta off theta*, labels settled after 30 rounds) on balanced clients
-    (n_i = 20), sweeping sigma (M = 200,
-    d = 10), M (sigma = 0.1) and d (M = 200). The constant C of (18) is fitted at the default point (sigma = 0.1,
-    M = 200, d = 10) and held fixed (x margin) over the grid, with nu = nu_hat + sqrt(dk log k/M_eff). The
-    slopes of the final error (spec: sigma [0.8, 1.3], M [-0.7, -0.35], d [0.3, 0.7]) are reported."""
+@check("su2022.c29", "Theorem 3 (18): the final error is <~ (sigma kappa/rho) nu log(e/nu): its exponents in sigma and nu",
+       "bound", "holds", no_control="the bound (18) is tested on its exponents in sigma and nu; a control (no clustering) "
+                                    "does not reach the least squares at all and says nothing about (18)'s shape")
+def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.025, 0.05, 0.1, 0.2, 0.4), Ms=(100, 200, 400, 800),
+                    n: int = 20, d: int = 10, rounds: int = 30, tol: float = 0.1) -> Result:
+    """Spec C29, tested on the exponents of the variables (18) names. Phase 2's limit (from 0.1 Delta off theta*,
+    labels settled after 30 rounds) on balanced clients (n_i = 20, d = 10, k = 3), with nu = nu_hat + sqrt(dk log k/
+    M_eff) (C = 1) and kappa/rho measured per point:
+
+    * sigma (M = 200, sigma from 0.025 to 0.4): (18) is linear in sigma, and so is the error it bounds (the noise
+      enters the least squares linearly while the labels stay exact), so the exponent is tested as matched from
+      both sides (tight): an exponent error of 0.25 either way is violated.
+    * nu (sigma = 0.1, M from 100 to 800, nu from 0.57 to 0.20): the claim's asymptotics lie at nu -> 0, where
+      'error <~ g(nu)' asks the error to fall at least as fast as g: the error's exponent in nu must be >= the
+      bound's minus tol (upper bound read toward 0). The error follows the oracle sigma sqrt(d/N) ~ nu^1 while
+      nu log(e/nu) has local exponent 1 - 1/log(e/nu) (0.36 to 0.62 here): (18) is loose in nu by its log
+      factor, so a larger stated exponent in nu (up to the error's own ~0.9) stays a true bound on this grid
+      and cannot be refuted by it; a smaller one can.
+
+    kappa/rho (set by eta and s) is not swept; d enters only through nu's second term and is not a symbol of (18)."""
     R = ctx.reps(6, 24, minimum=2)
-    points = [("sigma", v, {"sigma": v, "M": 200, "d": 10}) for v in sigmas] + \
-             [("M", v, {"sigma": SIGMA, "M": v, "d": 10}) for v in Ms] + \
-             [("d", v, {"sigma": SIGMA, "M": 200, "d": v}) for v in ds]
-    obs, shape, tags, settled = [], [], [], []
+    points = [("sigma", v, {"sigma": v, "M": 200}) for v in sigmas] + [("nu", v, {"sigma": SIGMA, "M": v}) for v in Ms]
+    obs, tags, settled, kr_, nu_ = [], [], [], [], []
     for name, value, cfg in points:
-        fed = federation(ctx, f"{name}={value}", R, torch.full((int(cfg["M"]),), n, dtype=torch.long), d=int(cfg["d"]),
-                         sigma=cfg["sigma"])
-        err, nu_hat, kr, _, st = _final_error(ctx, fed, f"{name}={value}/start", rounds)
+        tag = f"sigma={value}" if name == "sigma" else f"M={value}"
+        fed = federation(ctx, tag, R, torch.full((int(cfg["M"]),), n, dtype=torch.long), d=d, sigma=cfg["sigma"])
+        err, nu_hat, kr, _, st = _final_error(ctx, fed, f"{tag}/start", rounds)
         settled.append(st)
         obs.append(err)
-        shape.append(_bound18(theory, cfg["sigma"], kr, nu_hat, int(cfg["d"]), 3, fed.M_eff))
-        tags.append((name, value))
-    obs, shape = np.stack(obs, 1), np.stack(shape, 1)  # [R, P]
-    ratio = obs / shape
-    rng = ctx.numpy_rng("bootstrap")
-    mean, lo, hi = bootstrap_ci(ratio, rng=rng)
-    is_cal = np.array([t in (("sigma", SIGMA), ) for t in tags])
-    v, info = held_out_constant_verdict(lo[is_cal], hi[is_cal], np.ones(is_cal.sum()), lo[~is_cal], hi[~is_cal],
-                                        np.ones((~is_cal).sum()), margin=margin)
-    assumptions = [_settled_assumption(min(settled), rounds)]
-    v = apply_assumptions(v, assumptions)
-    slopes = {}
-    for name in ("sigma", "M", "d"):
+        kr_.append(float(np.mean(kr)))
+        nu_.append(float(np.minimum(np.mean(nu_hat) + S.nu_second_term(d, 3, fed.M_eff), 1.0)))
+        tags.append((name, value, cfg))
+    obs = np.stack(obs, 1)  # [R, P]
+    kr_, nu_ = np.asarray(kr_), np.asarray(nu_)
+    fits, parts = {}, []
+    for name in ("sigma", "nu"):
         idx = [i for i, t in enumerate(tags) if t[0] == name]
-        xs = np.array([tags[i][1] for i in idx], dtype=float)
-        slopes[name] = float(np.polyfit(np.log(xs), np.log(np.median(obs[:, idx], 0)), 1)[0]) if len(xs) > 1 else float("nan")
+        if name == "sigma":
+            x, vals = np.array([tags[i][1] for i in idx], dtype=float), {"kappa": kr_[idx], "rho": 1.0, "nu": nu_[idx]}
+        else:
+            x, vals = nu_[idx], {"kappa": kr_[idx], "rho": 1.0, "sigma": SIGMA}
+        v, f = exponent_verdict(ctx, x, obs[:, idx], theory, param=name, values=vals, tol=tol, tight=name == "sigma",
+                                toward_zero=name == "nu")
+        parts.append(v)
+        fits[name] = f
+    assumptions = [_settled_assumption(min(settled), rounds)]
+    v = apply_assumptions(combine(parts), assumptions)
+    fs, fn = fits["sigma"], fits["nu"]
+    nu_loose = fn["slope_ci"][0] > fn["predicted_exponent"] + tol
+    shape = np.array([float(theory(sigma=t[2]["sigma"], kappa=kr_[i], rho=1.0, nu=nu_[i])) for i, t in enumerate(tags)])
     panels = []
     fig = ctx.numpy_rng("figure")
-    for name, label in (("sigma", r"$\sigma/\Delta$"), ("M", "M (clients)"), ("d", "d")):
+    for name, label in (("sigma", r"$\sigma/\Delta$"), ("nu", r"$\nu$ (M from 100 to 800)")):
         idx = [i for i, t in enumerate(tags) if t[0] == name]
-        xs = np.array([tags[i][1] for i in idx], dtype=float)
+        xs = np.array([tags[i][1] for i in idx], dtype=float) if name == "sigma" else nu_[idx]
+        c = float(np.max(obs[:, idx].mean(0) / shape[idx]))
         panels.append(figspec.panel(f"Final error vs {name}", label, r"$d(\hat\theta,\theta^*)$",
                                     [figspec.observed("Phase 2", xs, obs[:, idx], rng=fig),
-                                     figspec.line("held-fixed C x (18)", xs, info["constant"] * shape[:, idx].mean(0), "bound")]))
+                                     figspec.line("(18), scaled to touch the data", xs, c * shape[idx], "bound")]))
     return result_for(
         ctx,
-        claim(theory, r"d(\hat\theta,\theta^*)\lesssim\frac{\sigma\kappa}{\rho}\nu\log\frac{e}{\nu}"),
+        claim(theory, r"d(\hat\theta,\theta^*)\lesssim\frac{\sigma\kappa}{\rho}\nu\log\frac{e}{\nu}",
+              text="Theorem 3 (18): w.p. 1 - N^-9 - c k e^-d, d(theta_hat, theta*) <~ (sigma kappa/rho) nu log(e/nu). "
+                   "Tested by its exponents: in sigma matched from both sides (the error is linear in sigma, as (18) is), "
+                   "in nu as an upper bound toward nu -> 0."),
         v,
-        observed={"grid": [f"{a}={b}" for a, b in tags], "final_error_mean": obs.mean(0), "ratio_to_shape": mean,
-                  "slopes": slopes, "replicates": R},
-        predicted={"constant": info["constant"], "margin": margin, "spec_slope_windows": {"sigma": [0.8, 1.3], "M": [-0.7, -0.35],
-                                                                                          "d": [0.3, 0.7]}},
-        fit=info,
+        observed={"grid": [f"{a}={b}" for a, b, _ in tags], "final_error_mean": obs.mean(0), "nu": nu_,
+                  "kappa_over_rho": kr_, "replicates": R,
+                  "exponents": {k: {"slope": f["slope"], "ci": f["slope_ci"], "predicted": f["predicted_exponent"]}
+                                for k, f in fits.items()}},
+        predicted={"exponent_tolerance": tol, "sigma_exponent": fs["predicted_exponent"], "nu_exponent": fn["predicted_exponent"]},
+        fit=fits,
         explanation=verdict_words(
             v,
-            f"One constant fitted at (sigma, M, d) = (0.1, 200, 10) covers every other grid point (worst "
-            f"{info['worst_test_ratio_to_constant']:.2f} of it). The final error grows with slope {slopes['sigma']:.2f} in "
-            f"sigma, {slopes['M']:.2f} in M and {slopes['d']:.2f} in d; the bound is far above the error (the ratio is "
-            f"{mean.min():.3f} to {mean.max():.3f}), since nu's uniform-deviation term dominates it (E20).",
-            f"A grid point exceeds the constant fitted at the default (worst {info['worst_test_ratio_to_constant']:.2f}): "
-            "(18) does not follow the final error.",
-            "The intervals do not decide, or the labels had not settled."),
+            f"The final error's exponent in sigma is {fs['slope']:.3f} (CI {fs['slope_ci'][0]:.3f} to {fs['slope_ci'][1]:.3f}) "
+            f"against (18)'s {fs['predicted_exponent']:.3f}: matched within {tol:g}. In nu (M from 100 to 800) it is "
+            f"{fn['slope']:.3f} (CI {fn['slope_ci'][0]:.3f} to {fn['slope_ci'][1]:.3f}) against {fn['predicted_exponent']:.3f}: "
+            "the error falls at least as fast as (18) as nu -> 0"
+            + (", faster: (18) is loose in nu (its log(e/nu) factor; the error follows the oracle sigma sqrt(d/N) ~ nu)."
+               if nu_loose else "."),
+            f"An exponent of (18) does not follow the final error: sigma {fs['slope']:.3f} against {fs['predicted_exponent']:.3f}, "
+            f"nu {fn['slope']:.3f} against {fn['predicted_exponent']:.3f}.",
+            "The exponent intervals do not decide, or the labels had not settled."),
+        finding=remark(f"(18) is loose in nu: the final error's exponent in nu is {fn['slope']:.2f} against (18)'s "
+                       f"{fn['predicted_exponent']:.2f} on nu in [{nu_.min():.2f}, {nu_.max():.2f}] (the log(e/nu) factor; the "
+                       "error follows the oracle sigma sqrt(d/N)), so an exponent in nu raised by up to "
+                       f"{fn['slope'] - fn['predicted_exponent']:.2f} would still bound it here.") if nu_loose else "",
         assumptions=assumptions,
         figure=figspec.figure(*panels),
         arrays={"final_error": obs, "shape": shape},
