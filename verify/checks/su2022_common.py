@@ -120,3 +120,25 @@ def exponent_verdict(ctx: Context, x, Y, theory: Bound, *, param: str, values: d
         b = theory
     return rate_verdict(np.asarray(x, dtype=float), np.atleast_2d(np.asarray(Y, dtype=float)), b, param=param,
                         values=values, tol=tol, rng=ctx.numpy_rng(f"bootstrap/{param}"), deterministic=deterministic)
+
+
+def quantile_verdict(ratios, q: float, level: float = 0.95):
+    """'X <= B with probability at least q' read as 'the q-quantile of X/B is <= 1', so that the theory B drives the
+    verdict (a bound scaled by c scales every ratio by 1/c). The q-quantile of the pooled ratios [n] gets the
+    distribution-free order-statistic interval [r_(l), r_(u)] (l, u the binomial(n, q) quantiles at (1 -+ level)/2;
+    an end beyond the sample is infinite), judged by :func:`verify.fit.bracket_verdict` against 1: holds when the
+    upper end is <= 1 (the same as the share of X <= B having a lower confidence limit >= q, up to discreteness),
+    violated when the lower end is > 1."""
+    from scipy import stats
+
+    from verify.fit import bracket_verdict
+
+    x = np.sort(np.asarray(ratios, dtype=float).ravel())
+    n = x.size
+    a = (1.0 - level) / 2
+    lo_i, hi_i = int(stats.binom.ppf(a, n, q)), int(stats.binom.ppf(1 - a, n, q)) + 1  # 1-based order statistics
+    lo = x[lo_i - 1] if lo_i >= 1 else -np.inf
+    hi = x[hi_i - 1] if hi_i <= n else np.inf
+    v, info = bracket_verdict([lo], [hi], [1.0], "upper")
+    return v, {**info, "quantile": q, "estimate": float(np.quantile(x, q)), "ci": [float(lo), float(hi)], "n": int(n),
+               "level": level}

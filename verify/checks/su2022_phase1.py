@@ -21,7 +21,8 @@ from analytic.papers import su2022 as S
 from verify import figspec
 from verify.algorithms.moment_descent import FedMDConfig, anchor_update, expected_moment, fedmd, nested_residual_moments
 from verify.algorithms.orthogonal_iteration import orthogonal_iteration, random_orthonormal
-from verify.checks.su2022_common import DELTA, EPS, claim, model, numpy, phase1_config, phase1_setting, proportion_band, verdict_words
+from verify.checks.su2022_common import (DELTA, EPS, claim, model, numpy, phase1_config, phase1_setting, proportion_band,
+                                         quantile_verdict, verdict_words)
 from verify.checks.su2022_subspace import _around
 from verify.engine import Context
 from verify.fit import (
@@ -35,6 +36,7 @@ from verify.fit import (
 )
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
+from verify.strength import aside
 
 INIT_FAMILIES = ("zero", "uniform in the R-ball", "theta*_1", "midpoint of theta*_1, theta*_2", "-R theta*_1/||theta*_1||",
                  "random on the R-sphere")
@@ -81,7 +83,8 @@ def _phase1_success(tr, alpha: torch.Tensor, eps: float) -> torch.Tensor:
 
 
 @check("su2022.c12", "Proposition 2 (21): one Phase-1 step contracts ||Sigma(theta* - theta)||^2 by 1 - alpha^2/(8 beta^2)",
-       "bound", "holds")
+       "bound", "holds", no_control="the contraction factor (21) of one step is what is tested against the paper's constant; "
+                                     "a step without the property is not a baseline the paper compares with")
 def c12_contraction(ctx: Context, *, theory: Bound = S.PROP_2_21, threshold: float = 0.99, anchors: int = 36,
                     g_range=(0.3, 1.5)) -> Result:
     """Spec C12: for anchors with g_t = ||Sigma_z(theta*_z - theta_t)|| >= 3 eps Delta (the proxy for (20)),
@@ -89,7 +92,7 @@ def c12_contraction(ctx: Context, *, theory: Bound = S.PROP_2_21, threshold: flo
     (alpha = 0.5, beta = 1.5). One Phase-1 iteration from anchors spread over g in g_range."""
     R = ctx.reps(12, 48)
     setting = phase1_setting(ctx)
-    rows, ok_total, n_total, ratios_all = [], 0, 0, {}
+    rows, ok_total, n_total, ratios_all, over = [], 0, 0, {}, []
     for cov in ("identity", "heterogeneous"):
         mod = model(ctx, f"model/{cov}", R, k=setting["k"], d=setting["d"], covariance=cov, centres=setting["centres"])
         gen = ctx.generator(f"run/{cov}")
@@ -106,12 +109,16 @@ def c12_contraction(ctx: Context, *, theory: Bound = S.PROP_2_21, threshold: flo
         ok_total, n_total = ok_total + int(ok.sum()), n_total + int(valid.sum())
         r = numpy(ratio[valid])
         ratios_all[cov] = r
+        over.append(numpy((ratio / limit[:, None])[valid]))
         lam = numpy(mod.cov)
         ideal = float(np.max((1 - numpy(mod.alpha)[:, None, None] * lam / (2 * numpy(mod.beta)[:, None, None] ** 2)) ** 2))
         rows.append({"covariance": cov, "alpha": float(mod.alpha.min()), "beta": float(mod.beta.max()), "steps": int(valid.sum()),
                      "within": int(ok.sum()), "median_ratio": float(np.median(r)), "max_ratio": float(r.max()),
                      "bound": float(limit.max()), "idealised_max": ideal})
-    verdict, info = proportion_verdict(ok_total, n_total, threshold)
+    with aside():  # the same claim as a share, reported; the verdict reads the quantile, which the theory drives
+        _, info = proportion_verdict(ok_total, n_total, threshold)
+    verdict, qinfo = quantile_verdict(np.concatenate(over), threshold)
+    info["quantile_of_ratio_over_bound"] = qinfo
     panels = [figspec.panel(f"Sigma = {row['covariance']}", "step # (sorted)", r"$g_{t+1}^2/g_t^2$",
                             [figspec.observed("measured ratio", np.arange(1, len(ratios_all[row['covariance']]) + 1),
                                               np.sort(ratios_all[row['covariance']])[None]),
@@ -127,7 +134,8 @@ def c12_contraction(ctx: Context, *, theory: Bound = S.PROP_2_21, threshold: flo
         explanation=verdict_words(
             verdict,
             f"{ok_total} of {n_total} steps from g_t >= 3 eps Delta contract by at least 1 - alpha^2/(8 beta^2) (share CI "
-            f"{info['ci'][0]:.3f} to {info['ci'][1]:.3f}). The median ratio is {rows[0]['median_ratio']:.2f} for Sigma = I "
+            f"{info['ci'][0]:.3f} to {info['ci'][1]:.3f}; the 99% quantile of the ratio over the bound is "
+            f"{qinfo['estimate']:.3f}, CI {qinfo['ci'][0]:.3f} to {qinfo['ci'][1]:.3f}). The median ratio is {rows[0]['median_ratio']:.2f} for Sigma = I "
             f"(idealised 0.25) and {rows[1]['median_ratio']:.2f} for heterogeneous Sigma: the proof's factor is far from tight.",
             f"Only {ok_total} of {n_total} steps contract as (21) states.",
             f"{ok_total} of {n_total} steps contract; the share cannot be placed against 99% at this sample size."),
