@@ -533,50 +533,76 @@ def c11_prop2_estimate(ctx: Context, *, theory: Bound = S.PROP_2_19, ells=(50, 1
     )
 
 
-@check("su2022.c18", "Lemma 15: the eps-quantile of sigma_min(U^T Q) is >~ eps/(sqrt(ell)(sqrt(d)+log(1/eps)))", "bound", "holds")
-def c18_lemma15(ctx: Context, *, theory: Bound = S.LEMMA_15, shapes=((10, 3), (10, 8), (50, 5), (50, 12)),
-                eps_levels=(1e-1, 1e-2, 1e-3), margin: float = 3.0) -> Result:
-    """Spec C18: Haar Q in R^{d x ell}, U the first ell coordinates; the empirical eps-quantile of
-    sigma_min(U^T Q) (with its order-statistic 95% interval) against the bound, c fitted on d = 10 and
-    held fixed on d = 50."""
-    n = ctx.pick(20000, 80000)
-    gen = ctx.generator("haar")
-    rows, lo, hi, shape, is_cal = [], [], [], [], []
-    for d, ell in shapes:
-        Q = random_orthonormal((n,), d, ell, gen, ctx.dtype)
-        smin = np.sort(numpy(torch.linalg.svdvals(Q[:, :ell, :])[:, -1]))
-        for e in eps_levels:
-            i_lo = max(int(stats.binom.ppf(0.025, n, e)) - 1, 0)
-            i_hi = min(int(stats.binom.ppf(0.975, n, e)), n - 1)
-            q = float(np.quantile(smin, e))
-            lo.append(smin[i_lo]), hi.append(smin[i_hi]), shape.append(float(theory(eps=e, ell=ell, d=d)))
-            is_cal.append(d == min(s[0] for s in shapes))
-            rows.append({"d": d, "ell": ell, "eps": e, "quantile": q})
-    lo, hi, shape, is_cal = map(np.asarray, (lo, hi, shape, is_cal))
-    v, info = held_out_constant_verdict(lo[is_cal], hi[is_cal], shape[is_cal], lo[~is_cal], hi[~is_cal], shape[~is_cal],
-                                        side="lower", margin=margin)
+def haar_block_smin(n: int, d: int, ell: int, rng: np.random.Generator) -> np.ndarray:
+    """sigma_min(U^T Q) [n] for Haar Q in R^{d x ell} and U the first ell coordinates, without forming Q: Q = G
+    (G^T G)^{-1/2} for Gaussian G [d, ell], so U^T Q = G_top (G_top^T G_top + W)^{-1/2} with G_top the first ell rows
+    and W ~ Wishart(d - ell, I_ell) the Gram matrix of the rest (Bartlett: W = A A^T, A lower triangular with
+    A_ii^2 ~ chi^2(d - ell - i), A_ij ~ N(0, 1) below the diagonal)."""
+    G = rng.standard_normal((n, ell, ell))
+    A = np.zeros((n, ell, ell))
+    for i in range(ell):
+        A[:, i, i] = np.sqrt(rng.chisquare(d - ell - i, size=n))
+        A[:, i, :i] = rng.standard_normal((n, i))
+    w, V = np.linalg.eigh(G.transpose(0, 2, 1) @ G + A @ A.transpose(0, 2, 1))
+    return np.linalg.svd(G @ (V @ (V.transpose(0, 2, 1) / np.sqrt(w)[..., None])), compute_uv=False)[:, -1]
+
+
+@check("su2022.c18", "Lemma 15: the eps-quantile of sigma_min(U^T Q) is >~ eps/(sqrt(ell)(sqrt(d)+log(1/eps))): its exponents",
+       "bound", "holds", no_control="a property of the Haar distribution, not of an algorithm")
+def c18_lemma15(ctx: Context, *, theory: Bound = S.LEMMA_15, ds=(80, 320, 1280, 5120), ells=(2, 4, 8, 16),
+                eps_levels=(0.1, 0.03, 0.01, 0.003), tol: float = 0.15) -> Result:
+    """Spec C18, tested on the exponents of the variables Lemma 15 names (a lower bound with a hidden constant):
+    the empirical eps-quantile of sigma_min(U^T Q) (Haar Q in R^{d x ell}, U the first ell coordinates; 8 batches
+    as replicates) swept in d (ell = 3, eps = 0.1, d from 80 to 5120: sqrt(d) dominates log(1/eps) as the lemma's
+    asymptotics need), in ell (d = 5120, eps = 0.1) and in eps (d = 80, ell = 3, toward 0). The predicted exponent is
+    the bound's own log-log slope on each grid. d and ell grow: the quantile's exponent must be >= the bound's
+    minus tol (lower bound); eps -> 0: the quantile must not fall faster than the bound (exponent <= the bound's +
+    tol). Random-matrix theory (Edelman) makes the quantile eps/sqrt(ell d) up to constants, so the exponents are
+    attained in d and ell asymptotically; the bound's extra log(1/eps) makes it loose in eps. tol = 0.15: at these
+    sizes the quantile's local exponents still differ from their limits by up to about 0.07 (small ell: -0.55 for
+    the limit -0.5; d: the ratio to the bound falls toward its limit as sqrt(d) outgrows log(1/eps))."""
+    rng = ctx.numpy_rng("haar")
+    n, B = ctx.pick(8000, 32000), 8
+    sweeps = {"d": [(d, 3, 0.1) for d in ds], "ell": [(ds[-1], e, 0.1) for e in ells],
+              "eps": [(ds[0], 3, e) for e in eps_levels]}
+    parts, fits, rows = [], {}, []
+    for name, pts in sweeps.items():
+        Y, x = [], []
+        for d, ell, e in pts:
+            s = haar_block_smin(n * (2 if name == "eps" else 1), int(d), int(ell), rng)
+            Y.append(np.quantile(s.reshape(B, -1), e, axis=1))
+            x.append({"d": d, "ell": ell, "eps": e}[name])
+            rows.append({"sweep": name, "d": d, "ell": ell, "eps": e, "quantile": float(np.quantile(s, e)),
+                         "bound_shape": float(theory(eps=e, ell=ell, d=d))})
+        fixed = {"d": pts[0][0], "ell": pts[0][1], "eps": pts[0][2]}
+        fixed.pop(name)
+        v, f = exponent_verdict(ctx, x, np.stack(Y, 1), theory, param=name, values=fixed, tol=tol, tight=False,
+                                toward_zero=name == "eps")
+        parts.append(v)
+        fits[name] = f
+    v = combine(parts)
     quant = np.array([r["quantile"] for r in rows])
+    shape = np.array([r["bound_shape"] for r in rows])
     x = np.arange(1, len(rows) + 1)
+    txt = "; ".join(f"{k}: {f['slope']:.3f} (CI {f['slope_ci'][0]:.3f} to {f['slope_ci'][1]:.3f}) against {f['predicted_exponent']:.3f}"
+                    for k, f in fits.items())
     return result_for(
         ctx,
         claim(theory, r"\sigma_{\min}(U^\top Q)\gtrsim\frac{\epsilon}{\sqrt{\ell}(\sqrt d+\log(1/\epsilon))}\ \text{w.p.}\ 1-O(\epsilon)"),
         v,
-        observed={"rows": rows, "samples": n},
-        predicted={"shape": shape, "constant_fitted_on": "d = 10", "constant": info["constant"], "margin": margin},
-        fit=info,
+        observed={"rows": rows, "samples_per_point": n, "exponents": {k: {"slope": f["slope"], "ci": f["slope_ci"]}
+                                                                      for k, f in fits.items()}},
+        predicted={"exponents": {k: f["predicted_exponent"] for k, f in fits.items()}, "exponent_tolerance": tol},
+        fit=fits,
         explanation=verdict_words(
             v,
-            f"With c = {info['constant']:.3g} fitted on d = 10, every eps-quantile at d = 50 stays above "
-            "c eps/(sqrt(ell)(sqrt(d) + log(1/eps))) (worst held-out ratio "
-            f"{info['worst_test_ratio_to_constant']:.2f} of c): a Haar start is well aligned with any fixed subspace "
-            "except with probability O(eps).",
-            f"At d = 50 the eps-quantile falls below the constant fitted at d = 10 (worst ratio "
-            f"{info['worst_test_ratio_to_constant']:.2f}): the stated dependence on d, ell or eps is wrong.",
-            "The quantile intervals are too wide to decide."),
+            f"The eps-quantile of sigma_min(U^T Q) follows the bound's exponents ({txt}): a Haar start is well aligned "
+            "with any fixed subspace except with probability O(eps); in eps the bound is loose (its log(1/eps)).",
+            f"An exponent of the eps-quantile breaks the bound ({txt}).",
+            f"The exponent intervals do not decide ({txt})."),
         figure=figspec.figure(figspec.panel(
-            r"$\epsilon$-quantile of $\sigma_{\min}(U^\top Q)$", "configuration #", "quantile",
-            [figspec.interval("empirical quantile", x, quant, lo, hi, "95% order-statistic interval"),
-             figspec.line("held-fixed c x bound", x, info["constant"] * shape, "bound")], xscale="linear")),
+            r"$\epsilon$-quantile of $\sigma_{\min}(U^\top Q)$ over the bound's shape", "configuration #", "ratio",
+            [figspec.observed("quantile / shape", x, (quant / shape)[None])], xscale="linear")),
     )
 
 
