@@ -552,19 +552,23 @@ def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2
     )
 
 
-@check("su2022.c32", "FedAvg vs FedProx: both reach the P-weighted least squares; rounds <~ kappa/(s eta)", "bound", "holds")
+@check("su2022.c32", "FedAvg vs FedProx: both reach the P-weighted least squares; rounds = Theta(kappa/(s eta)): exponent in s",
+       "bound", "holds", no_control="the claim is the scaling of the rounds with s; FedProx (no local steps) is run beside it")
 def c32_fedavg_fedprox(ctx: Context, *, theory: Bound = S.ROUNDS_PER_EFOLD, steps=(1, 2, 5, 10), gamma: float = 0.1,
-                       clients: int = 100, n: int = 40, cap: int = 2000, margin: float = 1.5) -> Result:
+                       clients: int = 100, n: int = 40, cap: int = 2000, tol: float = 0.1) -> Result:
     """Spec C32: at one step eta (gamma = 0.1), FedAvg with s in steps and FedProx run until d(theta_t, theta*) <=
     1.1 d_inf, d_inf the error of each solver's own limit (its P-weighted least squares on the true partition;
-    c05 checks that the limit is that fixed point). The rounds needed are <= C kappa/(s eta) with C fitted at
-    FedAvg s = 1 and held fixed (FedProx: s = 1, kappa = 1 + gamma). Local computation (rounds x s) against
-    communication (rounds) and the distance between the solvers' limits are reported."""
+    c05 checks that the limit is that fixed point). The paper states Theta(kappa/(s eta rho)) rounds per e-fold
+    (Theorems 2-3). The rounds' exponent in s (kappa moving with s, eta and rho fixed; s in steps, FedAvg) is tested
+    on the upper side, rounds <~ kappa/(s eta rho) as s grows (exponent <= the bound's + tol, tol = 0.1): the rounds
+    fall faster in s than kappa/s (fitted minus stated about -0.12 at gamma = 0.1), so the Theta is not matched
+    from below and the bound is reported loose in s. FedProx (s = 1, kappa = 1 + gamma), local computation
+    (rounds x s) against communication (rounds) and the distance between the solvers' limits are reported."""
     R = ctx.reps(4, 16, minimum=2)
     fed = federation(ctx, "federation", R, torch.full((clients,), n, dtype=torch.long))
     eta = fed.eta_for_gamma(gamma)
     start = perturbed_centres(ctx, "start", fed.model.theta, 0.2)
-    rows, rounds_needed, x = [], [], []
+    rows, rounds_needed, x, kaps = [], [], [], []
     for local, s in [("fedavg", v) for v in steps] + [("fedprox", 1)]:
         limit_theta = weighted_least_squares(fed, fed.z, eta, local, s)
         limit, _ = permutation_distance(limit_theta, fed.model.theta)
@@ -574,12 +578,15 @@ def c32_fedavg_fedprox(ctx: Context, *, theory: Bound = S.ROUNDS_PER_EFOLD, step
         rel = float((limit_theta - weighted_least_squares(fed, fed.z, eta, "fedavg", 1)).abs().amax())
         kap = float(np.mean(kappa(numpy(fed.gamma(eta)), s, local)))
         x.append(float(np.mean(theory(kappa=kap, s=s, eta=numpy(eta), rho=numpy(fed.rho)))))
+        kaps.append(kap)
         rounds_needed.append(need)
         rows.append({"solver": f"FedAvg s={s}" if local == "fedavg" else "FedProx", "kappa": kap, "rounds": float(need.mean()),
                      "local_steps_total": float(need.mean() * s), "limit_distance_to_ols": rel})
     Y = np.stack(rounds_needed, 1)
-    mean, lo, hi = bootstrap_ci(Y / np.asarray(x)[None], rng=ctx.numpy_rng("bootstrap"))
-    v_c, info = held_out_constant_verdict(lo[:1], hi[:1], [1.0], lo[1:], hi[1:], np.ones(len(x) - 1), margin=margin)
+    P = len(steps)
+    v_c, info = exponent_verdict(ctx, np.asarray(steps, dtype=float), Y[:, :P], theory, param="s",
+                                 values={"kappa": np.asarray(kaps[:P]), "eta": float(numpy(eta).mean()),
+                                         "rho": float(numpy(fed.rho).mean())}, tol=tol, tight=False)
     censored = bool((Y > cap).any())
     assumptions = [Assumption("every run reached 1.1 d_inf within the cap", not censored, float((Y > cap).mean()), "exact", "")]
     verdict = apply_assumptions(v_c, assumptions)
@@ -591,22 +598,23 @@ def c32_fedavg_fedprox(ctx: Context, *, theory: Bound = S.ROUNDS_PER_EFOLD, step
                    "and the rounds needed scale as kappa/(s eta): larger s saves communication until s ~ 1/gamma."),
         verdict,
         observed={"solvers": rows, "replicates": R, "gamma": gamma},
-        predicted={"kappa_over_s_eta": xs, "constant": info["constant"], "margin": margin},
+        predicted={"kappa_over_s_eta": xs, "exponent_in_s": info["predicted_exponent"], "exponent_tolerance": tol},
         fit=info,
         explanation=verdict_words(
             verdict,
-            "The rounds each solver needs to reach its own limit (its P-weighted least squares) stay under the constant "
-            f"fitted at s = 1 times kappa/(s eta) (worst {info['worst_test_ratio_to_constant']:.2f}): rounds fall from "
+            "The rounds each solver needs to reach its own limit (its P-weighted least squares) fall at least as fast in s "
+            f"as kappa/(s eta) (faster: the bound is loose in s): exponent in s {info['slope']:.3f} (CI {info['slope_ci'][0]:.3f} to {info['slope_ci'][1]:.3f}) against "
+            f"{info['predicted_exponent']:.3f}; rounds fall from "
             f"{rows[0]['rounds']:.0f} (s = 1) to {rows[len(steps) - 1]['rounds']:.0f} (s = {steps[-1]}) while the local work "
             f"grows from {rows[0]['local_steps_total']:.0f} to {rows[len(steps) - 1]['local_steps_total']:.0f} steps; FedProx needs "
             f"{rows[-1]['rounds']:.0f}.",
-            "A solver's rounds exceed the constant fitted at s = 1 times kappa/(s eta).",
-            "Some run did not converge within the cap."),
+            f"The rounds do not scale as kappa/(s eta) in s: exponent {info['slope']:.3f} against {info['predicted_exponent']:.3f}.",
+            "Some run did not converge within the cap, or the exponent interval does not decide."),
         assumptions=assumptions,
         figure=figspec.figure(figspec.panel(
             r"Rounds to $1.1\,d_\infty$ vs $\kappa/(s\eta\rho)$", r"$\kappa/(s\eta\rho)$", "rounds",
             [figspec.observed("FedAvg (s = " + ", ".join(map(str, steps)) + ") and FedProx", xs, Y, rng=ctx.numpy_rng("figure")),
-             figspec.line("held-fixed C x kappa/(s eta rho)", xs, info["constant"] * xs, "bound")])),
+             figspec.line("C x kappa/(s eta rho), C = max rounds/shape", xs, float(np.max(Y.mean(0) / xs)) * xs, "bound")])),
         arrays={"rounds": Y},
     )
 
