@@ -162,7 +162,8 @@ def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generat
 
 
 @check("su2022.c28", "Theorem 3: the two-phase method converges from any start; IFCA compared fairly (restarts, loss selection)",
-       "bound", "holds")
+       "bound", "holds",
+       no_control="the comparison with IFCA run fairly (restarts, loss selection) is the baseline, reported beside the claim")
 def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail: float = 2.0, rounds: int = 60,
                            threshold: float | None = None, m_base: int = 5000, sign_rule: str = "first_moment",
                            freeze: bool = True, restarts: int = 10, ifca_rounds: int = 600, ifca_seeds: int | None = None,
@@ -436,7 +437,8 @@ def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.025, 0.0
 
 
 @check("su2022.c30", "The final error reaches the oracle sigma sqrt(d/N_j) and falls as n^-1/2 where (18) is flat", "bound",
-       "holds")
+       "holds",
+       no_control="the oracle least squares with the clusters known is the reference the claim compares with")
 def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients: int = 200, sigma: float = 0.3,
                rounds: int = 30, ratio_limit: float = 1.1, large_n: int = 64) -> Result:
     """Spec C30 and E20: M fixed, balanced n in ns. For n >= 64 the Phase-2 error is within 10% of the oracle least
@@ -490,7 +492,8 @@ def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients:
 
 
 @check("su2022.c31", "Heavy tails: (18) holds with one constant while the data on O(1)-point clients stays small", "bound",
-       "holds")
+       "holds",
+       no_control="the claim is that (18) keeps holding under heavy-tailed sizes; no method without the property is compared")
 def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2.0, 3.0), tiny_shares=(0.2, 0.5, 0.8),
                     points: int = 2000, sigma: float = 0.3, rounds: int = 40, margin: float = 1.5) -> Result:
     """Spec C31, E21: about ``points`` data points, Pareto tails (f = 0) and a share f of the data on clients with 1-2

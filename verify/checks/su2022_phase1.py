@@ -438,7 +438,8 @@ def c14_failure_probability(ctx: Context, *, theory: Bound = S.THM_1_5_FAILURE, 
 
 
 @check("su2022.x03", "Theorem 1 (5) repaired: k groups and d(theta_hat, theta*) <= 2 eps Delta/alpha; coverage >= 1 - k(1 - p_min)^n_H",
-       "bound", "holds")
+       "bound", "holds",
+       no_control="Phase 1's own estimates and coverage against the repaired statement; the printed statement is c14")
 def x03_estimates_and_coverage(ctx: Context, *, coverage: Bound = S.COUPON, n_anchors=(3, 5, 10, 20, 40),
                                proportions=((1 / 3, 1 / 3, 1 / 3), (0.6, 0.3, 0.1)), threshold: float = 0.7,
                                draws: int = 20000) -> Result:
@@ -544,7 +545,8 @@ def _first_success(outcome: np.ndarray, ms) -> np.ndarray:
     return first
 
 
-@check("su2022.c15", "Phase 1's sample need: m_req grows as d and as p_min^-2; ell_req as k", "rate", "holds")
+@check("su2022.c15", "Phase 1's sample need: m_req grows as d and as p_min^-2; ell_req as k", "rate", "holds",
+       no_control="the claim is Phase 1's own sample need and its scaling in d, p_min and k; the paper compares no method without the property")
 def c15_sample_complexity(ctx: Context, *, theory_d: Bound = S.PHASE1_CLIENTS,
                           theory_q: Bound = power_law("q", 2.0, "upper", "m_req <~ d q^2, q = 1/p_min"),
                           theory_k: Bound = S.PHASE1_ANCHOR_POINTS, ds=None, p_mins=(0.5, 0.3, 0.15), ks=(2, 3, 5, 8),

@@ -74,7 +74,8 @@ def _sharp_rate(fed, eta, s=S_LOCAL) -> np.ndarray:
     return numpy(torch.maximum((1 - ev[..., 0]).abs(), (1 - ev[..., -1]).abs()).amax(-1))
 
 
-@check("su2022.c20", "Theorem 2 (9): Phase 2 contracts linearly, 1 - r >~ s eta rho / kappa", "rate", "holds")
+@check("su2022.c20", "Theorem 2 (9): Phase 2 contracts linearly, 1 - r >~ s eta rho / kappa", "rate", "holds",
+       no_control="the claim is Theorem 2's contraction factor; the sharp rate of the same iteration (from its spectrum) is reported beside it")
 def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 0.1, 0.2, 0.3), eta_factors=(0.25, 0.5, 1.0),
                     p1s=(0.1, 0.2, 0.35, 0.5), clients: int = 150, n: int = 40, rounds: int = 80, margin: float = 1.5,
                     tol: float = 0.2, slack: float = 0.01) -> Result:
@@ -242,7 +243,8 @@ def _rounds_to_floor(ctx: Context, fed, stream: str, cap: int, factor: float = 1
     return rounds, _kappa_of(fed, eta) / numpy(S_LOCAL * eta * fed.rho)
 
 
-@check("su2022.c22", "Theorem 3: Phase 2 needs T' = Theta((kappa/(s eta rho)) log(Delta/nu)) rounds", "rate", "holds")
+@check("su2022.c22", "Theorem 3: Phase 2 needs T' = Theta((kappa/(s eta rho)) log(Delta/nu)) rounds", "rate", "holds",
+       no_control="the claim is the scaling of Phase 2's round count with kappa/(s eta rho); no method without the property is compared in the paper")
 def c22_rounds(ctx: Context, *, theory: Bound = power_law("x", 1.0, "upper", "T' <~ kappa/(s eta rho)"),
                p1s=(0.15, 0.3, 0.5), ds=(2, 4, 8), clients: int = 100, tiny_share: float = 0.1, cap: int = 4000,
                tol: float = 0.4) -> Result:
@@ -302,7 +304,8 @@ def c22_rounds(ctx: Context, *, theory: Bound = power_law("x", 1.0, "upper", "T'
 
 
 @check("su2022.c23", "Lemma 10: a client's misclustering probability falls as exp(-c n_i), under the Chernoff curve",
-       "bound", "holds")
+       "bound", "holds",
+       no_control="a property of the nearest-model assignment on the mixture (Lemma 10), not of an iterative algorithm")
 def c23_misclustering(ctx: Context, *, theory: Bound = S.MISCLUSTER_EXPONENT, chernoff: Bound = S.CHERNOFF,
                       ns=(1, 2, 4, 8, 16, 32, 64), sigma: float = 0.5, radius: float = 0.25, d: int = 10, k: int = 3,
                       margin: float = 2.0) -> Result:
@@ -382,7 +385,8 @@ def c23_misclustering(ctx: Context, *, theory: Bound = S.MISCLUSTER_EXPONENT, ch
     )
 
 
-@check("su2022.c24", "Eq. (32): sup_theta |G_j - E G_j| / N falls as sqrt(d k log k / M_eff)", "rate", "holds")
+@check("su2022.c24", "Eq. (32): sup_theta |G_j - E G_j| / N falls as sqrt(d k log k / M_eff)", "rate", "holds",
+       no_control="a uniform concentration property of the data (eq. (32)), not of an algorithm")
 def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, clients=(50, 100, 200, 400), n: int = 10,
                           tails=(1.1, 2.0), thetas: int = 16, resamples: int = 6, sigma: float = 0.5,
                           tol: float = 0.2) -> Result:
@@ -444,7 +448,8 @@ def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, 
     )
 
 
-@check("su2022.c25", "Lemmas 2 and 11: the clustering-error terms are <~ nu log(e/nu) along Phase-2 runs", "bound", "holds")
+@check("su2022.c25", "Lemmas 2 and 11: the clustering-error terms are <~ nu log(e/nu) along Phase-2 runs", "bound", "holds",
+       no_control="a property of the misclustered sets along Phase-2 runs against the lemmas' shapes, not a comparison of algorithms")
 def c25_clustering_terms(ctx: Context, *, lemma2: Bound = S.LEMMA_2, features: Bound = S.LEMMA_11_FEATURES,
                          noise: Bound = S.LEMMA_11_NOISE, clients: int = 300, tail: float = 1.5, sigmas=(0.3, 0.6),
                          rounds: int = 20, start: float = 0.3, margin: float = 2.0) -> Result:
@@ -626,7 +631,8 @@ def c26_lemma7(ctx: Context, *, lower: Bound = S.LEMMA_7_LOWER, upper: Bound = S
     )
 
 
-@check("su2022.c27", "Lemma 8: E||B Lambda_j zeta||^2 <= sigma^2 s d ||K_j||/N, and w.h.p. within a constant", "bound", "holds")
+@check("su2022.c27", "Lemma 8: E||B Lambda_j zeta||^2 <= sigma^2 s d ||K_j||/N, and w.h.p. within a constant", "bound", "holds",
+       no_control="a property of the noise term's distribution (Lemma 8), not of an algorithm")
 def c27_lemma8(ctx: Context, *, theory: Bound = S.LEMMA_8_MEAN, quantile_theory: Bound = S.LEMMA_8, clients: int = 60,
                n_range=(1, 30), d: int = 10,
                settings=((1, 0.5), (5, 0.1), (5, 0.5)), noise_draws: int = 2000, margin: float = 2.0) -> Result:

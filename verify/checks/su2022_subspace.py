@@ -66,7 +66,8 @@ def _farthest(mod, theta: torch.Tensor) -> torch.Tensor:
     return torch.linalg.vector_norm(mod.theta[:, None] - theta[:, :, None], dim=-1).amax(-1)
 
 
-@check("su2022.c06", "Lemma 3: ||Y - E[Y]|| / (delta^2 + sigma^2) falls as sqrt(d/m)", "rate", "holds")
+@check("su2022.c06", "Lemma 3: ||Y - E[Y]|| / (delta^2 + sigma^2) falls as sqrt(d/m)", "rate", "holds",
+       no_control="a concentration property of the residual moment Y of the data (Lemma 3), not of an algorithm")
 def c06_lemma3(ctx: Context, *, theory: Bound = S.LEMMA_3_LEADING,
                theory_d: Bound = power_law("d", 1.0, "upper", "xi_1 in d: (d/m) log^3 N dominates as d grows"),
                ms=(1000, 3000, 10000, 30000), ds=(5, 10, 20, 40), m_fixed: int = 5000, d_fixed: int = 10,
@@ -133,7 +134,8 @@ def c06_lemma3(ctx: Context, *, theory: Bound = S.LEMMA_3_LEADING,
     )
 
 
-@check("su2022.c07", "Lemma 6: the anchor's k x k moment deviates as sqrt(k/ell)", "rate", "holds")
+@check("su2022.c07", "Lemma 6: the anchor's k x k moment deviates as sqrt(k/ell)", "rate", "holds",
+       no_control="a concentration property of the anchor's k x k moment (Lemma 6), not of an algorithm")
 def c07_lemma6(ctx: Context, *, theory: Bound = S.LEMMA_6_LEADING,
                theory_k: Bound = power_law("k", 1.0, "upper", "xi_2 in k: (k/ell) log^3 N dominates as k grows"),
                ells=(20, 63, 200, 632, 2000), ks=(2, 3, 5, 8), ell_fixed: int = 500, d: int = 10, e_norm: float = 0.5,
@@ -310,7 +312,8 @@ def c08_lemma4(ctx: Context, *, theory: Bound = S.LEMMA_4_PRINTED, gaps=(0.5, 0.
     )
 
 
-@check("su2022.x01", "Lemma 4 repaired: orthogonal iteration converges as tan(gamma) |lambda_{k+1}/lambda_k|^t", "bound", "holds")
+@check("su2022.x01", "Lemma 4 repaired: orthogonal iteration converges as tan(gamma) |lambda_{k+1}/lambda_k|^t", "bound", "holds",
+       no_control="a deterministic convergence bound of orthogonal iteration on a fixed matrix; the printed tanh form (c08) is the comparison that fails")
 def x01_lemma4_tan(ctx: Context, *, theory: Bound = S.LEMMA_4, gaps=(0.5, 0.8, 0.95), d: int = 20, k: int = 3,
                    iterations: int = 40, floor: float = 1e-10, rtol: float = 1e-9) -> Result:
     """Spec C8 with E14's repair: Y = U diag(lambda) U^T with lambda_{k+1}/lambda_k = gap; orthogonal iteration on
@@ -429,7 +432,8 @@ def _prop1_points(ctx: Context, stream: str, R: int, theory: Bound, *, k: int, d
     return np.stack(out), np.stack(shape)
 
 
-@check("su2022.c10", "Proposition 1: the projection residual is <~ (delta^2+sigma^2) xi_1 / p_j with one constant", "bound", "holds")
+@check("su2022.c10", "Proposition 1: the projection residual is <~ (delta^2+sigma^2) xi_1 / p_j with one constant", "bound", "holds",
+       no_control="a property of the estimated subspace's projection (Proposition 1) against its stated shape, not a comparison of algorithms")
 def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(2000, 6000, 20000, 60000), ds=(5, 20), p_skewed=(0.2, 0.1),
               m_fixed: int = 20000, margin: float = 2.0, slope_tol: float = 0.05) -> Result:
     """Spec C10: ||(I - U U^T) Sigma_j e_j||^2 <= C (delta^2 + sigma^2) xi_1 / p_j for every cluster j at anchor
@@ -491,7 +495,8 @@ def _step_points(ctx: Context, stream: str, R: int, *, k: int, d: int, m: int, e
     return mod, theta, labels, fedmd(mod, theta, labels, cfg, gen)
 
 
-@check("su2022.c11", "Proposition 2 (19): |sigma_hat^2 - ||Sigma e||^2| <~ (delta^2+sigma^2)(xi_1/p + xi_2)", "bound", "holds")
+@check("su2022.c11", "Proposition 2 (19): |sigma_hat^2 - ||Sigma e||^2| <~ (delta^2+sigma^2)(xi_1/p + xi_2)", "bound", "holds",
+       no_control="a property of the estimate sigma_hat^2 (Proposition 2) against its stated shape, not a comparison of algorithms")
 def c11_prop2_estimate(ctx: Context, *, theory: Bound = S.PROP_2_19, ells=(50, 150, 500, 1500), ms=(2000, 6000, 20000),
                        d: int = 10, k: int = 3, ell_fixed: int = 150, m_fixed: int = 20000,
                        distances=(0.2, 0.5, 1.0), margin: float = 2.0) -> Result:
@@ -606,7 +611,8 @@ def c18_lemma15(ctx: Context, *, theory: Bound = S.LEMMA_15, ds=(80, 320, 1280, 
     )
 
 
-@check("su2022.c19", "Lemma 14: ||sum_i (a_i b_i^T - E)|| grows as sqrt(n d) (truncated matrix Bernstein)", "rate", "holds")
+@check("su2022.c19", "Lemma 14: ||sum_i (a_i b_i^T - E)|| grows as sqrt(n d) (truncated matrix Bernstein)", "rate", "holds",
+       no_control="a concentration property of a sum of random rank-one matrices (Lemma 14), not of an algorithm")
 def c19_lemma14(ctx: Context, *, theory_n: Bound = power_law("n", 0.5, "upper", "leading term sqrt(n d log(1/delta))"),
                 theory_d: Bound = power_law("d", 1.0, "upper", "d log^3(n/delta) term"), ns=(100, 400, 1600, 6400),
                 ds=(5, 10, 20, 40), n_fixed: int = 1600, d_fixed: int = 10, tol: float = 0.1) -> Result:
