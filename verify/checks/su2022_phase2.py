@@ -77,15 +77,16 @@ def _sharp_rate(fed, eta, s=S_LOCAL) -> np.ndarray:
 @check("su2022.c20", "Theorem 2 (9): Phase 2 contracts linearly, 1 - r >~ s eta rho / kappa", "rate", "holds",
        no_control="the claim is Theorem 2's contraction factor; the sharp rate of the same iteration (from its spectrum) is reported beside it")
 def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 0.1, 0.2, 0.3), eta_factors=(0.25, 0.5, 1.0),
-                    p1s=(0.1, 0.2, 0.35, 0.5), clients: int = 150, n: int = 40, rounds: int = 80, margin: float = 1.5,
+                    p1s=(0.1, 0.2, 0.35, 0.5), clients: int = 150, n: int = 40, rounds: int = 80,
                     tol: float = 0.2, slack: float = 0.01) -> Result:
     """Spec C20: starts at d(theta_T, theta*) = eps0 Delta (random directions). The per-round factor r (from
     the decay of the steps, labels frozen) must satisfy r <= max_j ||I - eta K_j|| + 0.01 (the exact rate of
-    (12)); 1 - r >= c s eta rho / kappa with c fitted on the default step (eta factor 1) and held fixed on the
-    other steps and on skewed p (k = 2, p = (p1, 1 - p1)); and 1 - r does not fall faster than s eta rho / kappa
-    as it shrinks (log-log slope <= 1 + 0.2 over the eta and rho sweeps together). The spec's separate slopes in
-    eta ([0.8, 1.2]) and rho ([0.7, 1.3]) are reported: they are below 1, because kappa only describes the
-    steepest client and lambda_min(Phi_j^T Phi_j)/N_j shrinks with N_j."""
+    (12), a check of the measurement, reported); and 1 - r >~ s eta rho/kappa is tested on its exponents in the two
+    variables it names that the grid sweeps: eta (the step, eta factors; kappa moves with it) and rho (skewed p,
+    k = 2, p = (p1, 1 - p1)). The claim's asymptotics lie at small steps and small rho, where 1 - r must not fall
+    faster than the bound: exponent <= the bound's + tol (a lower bound read toward 0; tol = 0.2 as the spec's
+    windows). The fitted exponents are below the bound's (in rho about 0.65 against 1): kappa only describes the
+    steepest client and lambda_min(Phi_j^T Phi_j)/N_j shrinks with N_j, so the bound is loose there."""
     reps = max(2, ctx.reps(2, 8, minimum=2))
     combos = [(e, f) for e in eps0s for f in eta_factors for _ in range(reps)]
     R = len(combos)
@@ -107,13 +108,9 @@ def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 
     x_b = np.asarray(theory(s=S_LOCAL, eta=numpy(eta_b), rho=numpy(fed_b.rho), kappa=_kappa_of(fed_b, eta_b)), dtype=float)
     labels_ok = bool((tr.wrong_data[-1] == 0).all()) and bool((tr_b.wrong_data[-1] == 0).all())
     finite = bool(np.isfinite(r_hat).all() and np.isfinite(r_b).all())
-    v_sharp, info_sharp = deterministic_verdict(np.concatenate([r_hat, r_b]), np.concatenate([sharp, sharp_b]) + slack)
-    gap = 1 - np.concatenate([r_hat, r_b])
+    with aside():  # a check of the measurement (no rate beats the iteration's spectrum), not the claim
+        v_sharp, info_sharp = deterministic_verdict(np.concatenate([r_hat, r_b]), np.concatenate([sharp, sharp_b]) + slack)
     x_all = np.concatenate([x_a, x_b])
-    cal = np.array([f == 1.0 for _, f in combos] + [False] * len(r_b))
-    v_c, info_c = held_out_constant_verdict(gap[cal], gap[cal], x_all[cal], gap[~cal], gap[~cal], x_all[~cal], side="lower",
-                                            margin=margin)
-    rng = ctx.numpy_rng("bootstrap")
     # one slope over every configuration: columns are (eta factor) x (p1) cells, rows their replicates
     cells_a = (1 - r_hat).reshape(len(eps0s), len(eta_factors), reps).transpose(1, 0, 2).reshape(len(eta_factors), -1)
     cells_b = (1 - r_b).reshape(len(p1s), rb)
@@ -123,17 +120,24 @@ def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 
     X = np.concatenate([xa, xb])
     Y = np.concatenate([cells_a[:, :rows], cells_b[:, :rows]], 0).T
     order = np.argsort(X)
-    # 1 - r >= c x as x -> 0 forbids 1 - r from falling faster than x: log-log slope <= 1 (+ tol)
-    v_x, fit_x = rate_verdict(X[order], Y[:, order], power_law("x", 1.0, "upper", "1 - r >~ s eta rho/kappa as it shrinks"),
-                              param="x", tol=tol, rng=rng)
     Ge = cells_a.T
     Gr = cells_b.T
     rho_x = numpy(fed_b.rho).reshape(len(p1s), rb).mean(1)
+    eta_mean = float(numpy(eta0).mean())
+    kap_a = _kappa_of(fed, eta).reshape(len(eps0s), len(eta_factors), reps).transpose(1, 0, 2).reshape(len(eta_factors), -1).mean(1)
+    kap_b = _kappa_of(fed_b, eta_b).reshape(len(p1s), rb).mean(1)
+    v_eta, fit_eta = exponent_verdict(ctx, eta_mean * np.asarray(eta_factors, dtype=float), Ge, theory, param="eta",
+                                      values={"s": S_LOCAL, "rho": float(numpy(fed.rho).mean()), "kappa": kap_a}, tol=tol,
+                                      tight=False, toward_zero=True)
+    v_rho, fit_rho = exponent_verdict(ctx, rho_x, Gr, theory, param="rho",
+                                      values={"s": S_LOCAL, "eta": float(numpy(eta_b).mean()), "kappa": kap_b}, tol=tol,
+                                      tight=False, toward_zero=True)
+    fit_x = {"slope": fit_rho["slope"]}
     slope_eta = float(np.polyfit(np.log(eta_factors), np.log(Ge.mean(0)), 1)[0])
     slope_rho = float(np.polyfit(np.log(rho_x), np.log(Gr.mean(0)), 1)[0])
     assumptions = [Assumption("labels correct at the end (the rate is that of the true partition)", labels_ok, None, "exact", ""),
                    Assumption("every run contracted measurably", finite, None, "exact", f"{rounds} rounds")]
-    verdict = apply_assumptions(combine([v_sharp, v_c, v_x]), assumptions)
+    verdict = apply_assumptions(combine([v_sharp, v_eta, v_rho]), assumptions)
     fig = ctx.numpy_rng("figure")
     return result_for(
         ctx,
@@ -143,24 +147,26 @@ def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 
                   "eta_factors": list(eta_factors), "one_minus_rate_by_eta": Ge.mean(0), "rho_grid": rho_x,
                   "one_minus_rate_by_rho": Gr.mean(0), "spec_slope_eta": slope_eta, "spec_slope_rho": slope_rho,
                   "clients": clients, "n": n, "s": S_LOCAL},
-        predicted={"s_eta_rho_over_kappa": x_all, "constant": info_c["constant"], "margin": margin, "slack": slack},
-        fit={"sharp": info_sharp, "constant": info_c, "x": fit_x, "slope_eta": slope_eta, "slope_rho": slope_rho},
+        predicted={"s_eta_rho_over_kappa": x_all, "exponent_eta": fit_eta["predicted_exponent"],
+                   "exponent_rho": fit_rho["predicted_exponent"], "exponent_tolerance": tol, "slack": slack},
+        fit={"sharp": info_sharp, "eta": fit_eta, "rho": fit_rho, "slope_eta": slope_eta, "slope_rho": slope_rho},
         explanation=verdict_words(
             verdict,
-            f"Every run contracts at most at the exact rate max_j ||I - eta K_j|| (+{slack}); 1 - r stays above "
-            f"c s eta rho/kappa with c = {info_c['constant']:.3g} fitted at the default step and held fixed (worst held-out "
-            f"{info_c['worst_test_ratio_to_constant']:.2f} of it), and it grows with slope {fit_x['slope']:.2f} in "
-            f"s eta rho/kappa (in eta alone {slope_eta:.2f}, in rho {slope_rho:.2f}: less than the spec's 1, since kappa only "
-            "describes the steepest client and small clusters have worse-conditioned designs): linear convergence at least "
-            "as fast as Theorem 2 states.",
+            f"Every run contracts at most at the exact rate max_j ||I - eta K_j|| (+{slack}); 1 - r falls no faster than "
+            f"s eta rho/kappa as the step and rho shrink: exponent in eta {fit_eta['slope']:.2f} (CI {fit_eta['slope_ci'][0]:.2f} "
+            f"to {fit_eta['slope_ci'][1]:.2f}) against {fit_eta['predicted_exponent']:.2f}, in rho {fit_rho['slope']:.2f} (CI "
+            f"{fit_rho['slope_ci'][0]:.2f} to {fit_rho['slope_ci'][1]:.2f}) against {fit_rho['predicted_exponent']:.2f} (kappa only "
+            "describes the steepest client and small clusters have worse-conditioned designs, so the bound is loose in rho): "
+            "linear convergence at least as fast as Theorem 2 states.",
             f"Some part fails: measured rates exceed the exact rate (worst ratio {info_sharp['worst_ratio']:.3f}), or 1 - r "
-            f"does not follow s eta rho/kappa (held-out {info_c['worst_test_ratio_to_constant']:.2f}; slope {fit_x['slope']:.2f}).",
-            f"The slope {fit_x['slope']:.2f} in s eta rho/kappa is not resolved, or an assumption failed."),
+            f"falls faster than s eta rho/kappa (exponent in eta {fit_eta['slope']:.2f}, in rho {fit_rho['slope']:.2f}).",
+            f"The exponents in eta ({fit_eta['slope']:.2f}) and rho ({fit_rho['slope']:.2f}) are not resolved, or an assumption failed."),
         assumptions=assumptions,
         figure=figspec.figure(
             figspec.panel(r"$1-\hat r$ vs $s\eta\rho/\kappa$ (step and $\rho$ sweeps)", r"$s\eta\rho/\kappa$", r"$1-\hat r$",
                           [figspec.observed("measured", X[order], Y[:, order], rng=fig),
-                           figspec.line(r"fitted $c\,s\eta\rho/\kappa$", X[order], info_c["constant"] * X[order], "bound")])),
+                           figspec.line(r"$c\,s\eta\rho/\kappa$, c = min (1 - r)/shape", X[order],
+                                        float(np.min(Y.mean(0) / X)) * X[order], "bound")])),
         arrays={"rate_eta_sweep": r_hat, "rate_rho_sweep": r_b},
     )
 
