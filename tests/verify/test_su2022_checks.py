@@ -195,8 +195,8 @@ class TestC17(CheckContract):
 class TestC18(CheckContract):
     check = SS.c18_lemma15
     planted = {"theory": Bound("planted eps d / sqrt(ell)", S.eps * S.d / sp.sqrt(S.ell), "lower"),
-               "shapes": ((10, 3), (50, 5))}
-    determinism_overrides = {"shapes": ((10, 3), (50, 5)), "eps_levels": (0.1,)}
+               "ds": (80, 320, 1280), "ells": (2, 4), "eps_levels": (0.1, 0.03)}  # exponent +1 in d against -0.5
+    determinism_overrides = {"ds": (80, 320), "ells": (2, 4), "eps_levels": (0.1, 0.03)}
 
 
 class TestC19(CheckContract):
@@ -207,7 +207,9 @@ class TestC19(CheckContract):
 
 class TestC20(CheckContract):
     check = P2.c20_linear_rate
-    planted = {"theory": Bound("planted s eta rho^3 / kappa", S.s * S.eta * S.rho**3 / S.kappa_s, "lower"),
+    # rho^(1/4): 1 - r >~ rho^(1/4) as rho -> 0 claims a slower decay than the measured ~rho^0.65 (a steeper power such
+    # as rho^3 would be a weaker, true lower bound there)
+    planted = {"theory": Bound("planted s eta rho^(1/4) / kappa", S.s * S.eta * S.rho ** sp.Rational(1, 4) / S.kappa_s, "lower"),
                "eps0s": (0.1,), "p1s": (0.1, 0.5)}
     determinism_replicates = 2
     determinism_overrides = {"eps0s": (0.1,), "eta_factors": (0.5, 1.0), "p1s": (0.1, 0.5), "rounds": 30}
