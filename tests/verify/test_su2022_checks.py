@@ -404,3 +404,32 @@ def test_c29_nu_is_loose_so_small_nu_plants_stay_true_bounds():
     for shift in (0.25, -0.25):
         assert G.c29_final_error(Context(), theory=_times(S.THM_3, "nu", shift)).verdict.value == "holds"
     assert G.c29_final_error(Context(), theory=_times(S.THM_3, "nu", 1)).verdict.value == "violated"
+
+
+@pytest.mark.parametrize("shift", [0.25, -0.25])
+def test_c23_planted_exponent_errors_in_n_are_violated(shift):
+    """Lemma 10's rate exp(-c n_i) is attained (Cramer/Bahadur-Rao), so its exponent of n_i is matched from both
+    sides: n_i^(1 +- 0.25) in the exponent is violated."""
+    r = P2.c23_misclustering(Context(), theory=_times(S.MISCLUSTER_EXPONENT, "n", shift))
+    assert r.verdict.value == "violated", r.explanation
+
+
+def test_c23_exact_misclustering_probability_matches_simulation_and_chernoff():
+    """The quadrature E[Phi(-Delta sqrt(chi^2_n)/(2 sigma))] against a direct simulation of the nearest-model rule
+    (one wrong model at distance Delta, Sigma = I) and under the derived Chernoff bound (1 + Delta^2/(4 sigma^2))^(-n/2)."""
+    import math
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    Delta, sigma, d, draws = 1.0, 0.5, 5, 200_000
+    for n in (2, 4, 8):
+        x = rng.standard_normal((draws, n, d))
+        eps = sigma * rng.standard_normal((draws, n))
+        delta = np.zeros(d)
+        delta[0] = Delta
+        u = x @ delta  # x^T (theta*_z - theta_j)
+        wrong = ((u ** 2 - 2 * eps * u).sum(1) < 0).mean()  # the wrong model's loss is smaller
+        exact = math.exp(P2.exact_miss_log_probability(n, Delta, sigma))
+        assert abs(wrong - exact) < 4 * math.sqrt(exact * (1 - exact) / draws) + 1e-4, (n, wrong, exact)
+        assert exact <= (1 + Delta ** 2 / (4 * sigma ** 2)) ** (-n / 2)
