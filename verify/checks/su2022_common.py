@@ -142,3 +142,21 @@ def quantile_verdict(ratios, q: float, level: float = 0.95):
     v, info = bracket_verdict([lo], [hi], [1.0], "upper")
     return v, {**info, "quantile": q, "estimate": float(np.quantile(x, q)), "ci": [float(lo), float(hi)], "n": int(n),
                "level": level}
+
+
+def unit_constant_verdict(ctx: Context, ratios, theory: Bound, stream: str = "bootstrap/unit-constant"):
+    """'q <= 1 x g' (or >= for a lower bound) from replicate ratios q/g [R, P]: the Bound with its hidden constant set
+    to 1. For a Bound with a hidden constant only a holding comparison speaks (the paper's 'for some C' is then
+    supported with C = 1 at these points; a failure with C = 1 refutes nothing), so it is recorded and returned
+    only when it holds; a Bound with an explicit constant (a stated or planted one) is always judged. Returns
+    (verdict or None, info)."""
+    from verify.fit import bound_verdict, side_of
+    from verify.strength import aside
+
+    side = side_of(theory)[0]
+    with aside():
+        v, info = bound_verdict(ratios, 1.0, side=side, rng=ctx.numpy_rng(stream))
+    if v.passed or not theory.hidden_constant:
+        v, info = bound_verdict(ratios, 1.0, side=side, rng=ctx.numpy_rng(stream))
+        return v, info
+    return None, info
