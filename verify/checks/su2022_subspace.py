@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 import torch
-from scipy import stats
 
 from analytic.bounds import Bound
 from analytic.papers import su2022 as S
