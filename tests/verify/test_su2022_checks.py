@@ -195,8 +195,8 @@ class TestC17(CheckContract):
 class TestC18(CheckContract):
     check = SS.c18_lemma15
     planted = {"theory": Bound("planted eps d / sqrt(ell)", S.eps * S.d / sp.sqrt(S.ell), "lower"),
-               "shapes": ((10, 3), (50, 5))}
-    determinism_overrides = {"shapes": ((10, 3), (50, 5)), "eps_levels": (0.1,)}
+               "ds": (80, 320, 1280), "ells": (2, 4), "eps_levels": (0.1, 0.03)}  # exponent +1 in d against -0.5
+    determinism_overrides = {"ds": (80, 320), "ells": (2, 4), "eps_levels": (0.1, 0.03)}
 
 
 class TestC19(CheckContract):
@@ -207,7 +207,9 @@ class TestC19(CheckContract):
 
 class TestC20(CheckContract):
     check = P2.c20_linear_rate
-    planted = {"theory": Bound("planted s eta rho^3 / kappa", S.s * S.eta * S.rho**3 / S.kappa_s, "lower"),
+    # rho^(1/4): 1 - r >~ rho^(1/4) as rho -> 0 claims a slower decay than the measured ~rho^0.65 (a steeper power such
+    # as rho^3 would be a weaker, true lower bound there)
+    planted = {"theory": Bound("planted s eta rho^(1/4) / kappa", S.s * S.eta * S.rho ** sp.Rational(1, 4) / S.kappa_s, "lower"),
                "eps0s": (0.1,), "p1s": (0.1, 0.5)}
     determinism_replicates = 2
     determinism_overrides = {"eps0s": (0.1,), "eta_factors": (0.5, 1.0), "p1s": (0.1, 0.5), "rounds": 30}
@@ -289,9 +291,9 @@ def test_ifca_restarts_one_start_equals_phase2_from_the_same_start():
 class TestC29(CheckContract):
     check = G.c29_final_error
     planted = {"theory": Bound("planted sigma^3 kappa/rho nu log(e/nu)", S.sigma**3 * S.kappa_s / S.rho * S.nu *
-                               sp.log(sp.E / S.nu), "upper"), "Ms": (100, 200), "ds": (5, 10)}
+                               sp.log(sp.E / S.nu), "upper"), "Ms": (100, 200)}
     determinism_replicates = 2
-    determinism_overrides = {"sigmas": (0.1, 0.2), "Ms": (100, 200), "ds": (5, 10), "rounds": 10}
+    determinism_overrides = {"sigmas": (0.1, 0.2), "Ms": (100, 200), "rounds": 10}
 
 
 class TestC30(CheckContract):
@@ -363,3 +365,95 @@ def test_verdicts_stable_over_root_seeds(cid):
     spec = get(cid)
     verdicts = {s: spec(Context(seed=s)).verdict.value for s in range(1, 6)}
     assert all(v == spec.expected.value for v in verdicts.values()), verdicts
+
+
+# -- issue 17 item 5: hidden-constant bounds tested on their exponents; planted exponent errors of +-0.25 --------
+def _times(bound: Bound, param: str, shift: float) -> Bound:
+    """``bound`` multiplied by param**shift: an exponent error of ``shift`` in one named variable."""
+    x = bound.symbol(param)
+    return Bound(f"{bound.name} x {param}^{shift:+g}", bound.expr * x ** sp.nsimplify(shift), bound.kind, bound.statement,
+                 bound.source, bound.hidden_constant, bound.typst)
+
+
+@pytest.mark.parametrize("keyword,param,shift", [(kw, v, s) for kw in ("lower", "upper") for v in ("N_j", "N")
+                                                 for s in (0.25, -0.25)])
+def test_c26_planted_exponent_errors_are_violated(keyword, param, shift):
+    """Lemma 7 brackets lambda(K_j) by two bounds of the same order N_j/N, so both ends are matched from both sides:
+    an exponent error of 0.25 either way in N_j or N, in either end, is violated."""
+    bound = {"lower": S.LEMMA_7_LOWER, "upper": S.LEMMA_7_UPPER}[keyword]
+    r = P2.c26_lemma7(Context(), **{keyword: _times(bound, param, shift)})
+    assert r.verdict.value == "violated", r.explanation
+
+
+@pytest.mark.parametrize("shift", [0.25, -0.25])
+def test_c29_planted_sigma_exponent_errors_are_violated(shift):
+    """(18) is linear in sigma and so is the final error (the labels stay exact): matched from both sides."""
+    r = G.c29_final_error(Context(), theory=_times(S.THM_3, "sigma", shift), Ms=(100, 200))
+    assert r.verdict.value == "violated", r.explanation
+
+
+def test_c29_nu_is_loose_so_small_nu_plants_stay_true_bounds():
+    """The documented exception: (18) is loose in nu (the error follows the oracle sigma sqrt(d/N) ~ nu^1 while
+    nu log(e/nu) has local exponent 0.36 to 0.62 on nu in [0.2, 0.57]). An exponent error of +-0.25 in nu is then
+    still a true upper bound toward nu -> 0 on this grid (stated 0.81 or 0.31 against a measured ~1.1), so it
+    cannot be violated; a planted nu^2 (exponent 1.56) is."""
+    base = run_quick(G.c29_final_error)
+    f = base.fit["nu"]
+    assert f["slope"] > f["predicted_exponent"] + 0.25  # the error falls faster in nu than (18) raised by 0.25
+    assert base.finding is not None and "loose in nu" in str(base.to_dict().get("finding"))
+    for shift in (0.25, -0.25):
+        assert G.c29_final_error(Context(), theory=_times(S.THM_3, "nu", shift)).verdict.value == "holds"
+    assert G.c29_final_error(Context(), theory=_times(S.THM_3, "nu", 1)).verdict.value == "violated"
+
+
+@pytest.mark.parametrize("shift", [0.25, -0.25])
+def test_c23_planted_exponent_errors_in_n_are_violated(shift):
+    """Lemma 10's rate exp(-c n_i) is attained (Cramer/Bahadur-Rao), so its exponent of n_i is matched from both
+    sides: n_i^(1 +- 0.25) in the exponent is violated."""
+    r = P2.c23_misclustering(Context(), theory=_times(S.MISCLUSTER_EXPONENT, "n", shift))
+    assert r.verdict.value == "violated", r.explanation
+
+
+def test_c23_exact_misclustering_probability_matches_simulation_and_chernoff():
+    """The quadrature E[Phi(-Delta sqrt(chi^2_n)/(2 sigma))] against a direct simulation of the nearest-model rule
+    (one wrong model at distance Delta, Sigma = I) and under the derived Chernoff bound (1 + Delta^2/(4 sigma^2))^(-n/2)."""
+    import math
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    Delta, sigma, d, draws = 1.0, 0.5, 5, 200_000
+    for n in (2, 4, 8):
+        x = rng.standard_normal((draws, n, d))
+        eps = sigma * rng.standard_normal((draws, n))
+        delta = np.zeros(d)
+        delta[0] = Delta
+        u = x @ delta  # x^T (theta*_z - theta_j)
+        wrong = ((u ** 2 - 2 * eps * u).sum(1) < 0).mean()  # the wrong model's loss is smaller
+        exact = math.exp(P2.exact_miss_log_probability(n, Delta, sigma))
+        assert abs(wrong - exact) < 4 * math.sqrt(exact * (1 - exact) / draws) + 1e-4, (n, wrong, exact)
+        assert exact <= (1 + Delta ** 2 / (4 * sigma ** 2)) ** (-n / 2)
+
+
+_PROP_XI_REASON = (
+    "Not yet refutable (issue 17 item 5 open for c10, c11): the printed xi_1 = sqrt((d/m) log N) + (d/m) log^3 N and "
+    "xi_2 = sqrt((k/ell) log N) + (k/ell) log^3 N are dominated by their log^3 N terms for every feasible m and ell (m, "
+    "ell << d log^5 N), so the bounds' grid exponents (-0.65 in m, about -0.95 in ell) are a proof artifact's, not the "
+    "attained leading term's; and the gap-free Proposition 1 is attained only where an eigen-weight p_j ||Sigma e_j||^2 "
+    "meets the noise ||Y - EY||, which fixed anchor distances do not track (measured sup residual slopes in m over "
+    "500..60000: -0.79, -0.51, -0.19 at distances 0.1, 0.3, 1.0). The checks compare the bounds with C = 1 (73x and 173x "
+    "above the errors), which a +-0.25 exponent error in m (a factor <= 15 on the grid) cannot flip.")
+
+
+@pytest.mark.xfail(strict=True, reason=_PROP_XI_REASON)
+@pytest.mark.parametrize("shift", [0.25, -0.25])
+def test_c10_planted_m_exponent_errors_are_violated(shift):
+    r = SS.c10_prop1(Context(), theory=_times(S.PROP_1, "m", shift))
+    assert r.verdict.value == "violated", r.explanation
+
+
+@pytest.mark.xfail(strict=True, reason=_PROP_XI_REASON)
+@pytest.mark.parametrize("shift", [0.25, -0.25])
+def test_c11_planted_ell_exponent_errors_are_violated(shift):
+    r = SS.c11_prop2_estimate(Context(), theory=_times(S.PROP_2_19, "ell", shift))
+    assert r.verdict.value == "violated", r.explanation

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import sympy as sp
 import torch
 
 from analytic.bounds import Bound
@@ -35,11 +36,13 @@ from verify.checks.su2022_common import (
     EPS,
     SIGMA,
     claim,
+    exponent_verdict,
     federation,
     model,
     numpy,
     perturbed_centres,
     proportion_band,
+    unit_constant_verdict,
     verdict_words,
 )
 from verify.checks.su2022_phase1 import INIT_FAMILIES, initial_points
@@ -53,10 +56,12 @@ from verify.fit import (
     identity_verdict,
     paired_comparison_verdict,
     proportion_verdict,
+    side_of,
 )
 from verify.problems.mixed_regression import MixedRegression, MixtureModel, pareto_sizes, tiny_client_sizes
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result, remark
+from verify.strength import aside
 
 S_LOCAL = 5
 
@@ -160,10 +165,20 @@ def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generat
             "any": numpy(ok.any(-1)), "selected_error": numpy(err[rows, pick]), "rounds_run": t}
 
 
+#: Theorem 3's success guarantee as c28 tests it: a success share of at least the fidelity's threshold (the theorem's
+#: 1 - N^-9 - c k e^-d cannot be resolved by finitely many runs). A Bound, so that a planted guarantee reaches the verdict.
+GLOBAL_SUCCESS = Bound("Theorem 3: success share", sp.Symbol("threshold", positive=True), "lower",
+                       statement="W.p. 1 - N^-9 - c k e^-d the two-phase method succeeds from any start; tested as a success "
+                                 "share of at least the threshold (85% quick, 95% full).",
+                       source="su2022, Theorem 3", hidden_constant=False, typst="PP[\"success\"] >= 1 - N^(-9) - c k e^(-d)")
+
+
 @check("su2022.c28", "Theorem 3: the two-phase method converges from any start; IFCA compared fairly (restarts, loss selection)",
-       "bound", "holds")
+       "bound", "holds",
+       no_control="the comparison with IFCA run fairly (restarts, loss selection) is the baseline, reported beside the claim")
 def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail: float = 2.0, rounds: int = 60,
-                           threshold: float | None = None, m_base: int = 5000, sign_rule: str = "first_moment",
+                           theory: Bound = GLOBAL_SUCCESS, threshold: float | None = None, m_base: int = 5000,
+                           sign_rule: str = "first_moment",
                            freeze: bool = True, restarts: int = 10, ifca_rounds: int = 600, ifca_seeds: int | None = None,
                            printed: bool = True) -> Result:
     """Spec C28: for each (d, k) in ``grid`` (quick: (5, 2), (5, 3); full: d in {5, 10, 20} x k in {2, 3, 5}),
@@ -186,7 +201,7 @@ def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail:
     * the two-phase method with Phase 1 as printed (``printed``: no sign rule, re-test every iteration), on the IFCA
       seeds."""
     grid = ctx.pick(((5, 2), (5, 3)), tuple((d, k) for d in (5, 10, 20) for k in (2, 3, 5))) if grid is None else grid
-    threshold = ctx.pick(0.85, 0.95) if threshold is None else threshold
+    threshold = float(theory(threshold=ctx.pick(0.85, 0.95) if threshold is None else threshold))
     R = ctx.reps(18, 50)
     R_ifca = min(R, ctx.pick(6, R) if ifca_seeds is None else int(ifca_seeds))
     rows, ok_total, n_total, ifca_all, two_all, printed_all, paired_two, one_all = [], 0, 0, [], [], [], [], []
@@ -341,77 +356,113 @@ def _settled_assumption(settled: float, rounds: int, share: float = 0.99) -> Ass
                       settled >= share, settled, "exact", f"after {rounds} rounds; the limit is the P-weighted least squares")
 
 
-@check("su2022.c29", "Theorem 3 (18): the final error is <~ (sigma kappa/rho) nu log(e/nu) with one constant", "bound", "holds")
-def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.05, 0.1, 0.2, 0.4), Ms=(100, 200, 400, 800),
-                    ds=(5, 10, 20), n: int = 20, rounds: int = 30, margin: float = 2.0) -> Result:
-    """Spec C29: Phase 2's limit (from 0.1 Delta off theta*, labels settled after 30 rounds) on balanced clients
-    (n_i = 20), sweeping sigma (M = 200,
-    d = 10), M (sigma = 0.1) and d (M = 200). The constant C of (18) is fitted at the default point (sigma = 0.1,
-    M = 200, d = 10) and held fixed (x margin) over the grid, with nu = nu_hat + sqrt(dk log k/M_eff). The
-    slopes of the final error (spec: sigma [0.8, 1.3], M [-0.7, -0.35], d [0.3, 0.7]) are reported."""
+@check("su2022.c29", "Theorem 3 (18): the final error is <~ (sigma kappa/rho) nu log(e/nu): its exponents in sigma and nu",
+       "bound", "holds", no_control="the bound (18) is tested on its exponents in sigma and nu; a control (no clustering) "
+                                    "does not reach the least squares at all and says nothing about (18)'s shape")
+def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.025, 0.05, 0.1, 0.2, 0.4), Ms=(100, 200, 400, 800),
+                    n: int = 20, d: int = 10, rounds: int = 30, tol: float = 0.1) -> Result:
+    """Spec C29, tested on the exponents of the variables (18) names. Phase 2's limit (from 0.1 Delta off theta*,
+    labels settled after 30 rounds) on balanced clients (n_i = 20, d = 10, k = 3), with nu = nu_hat + sqrt(dk log k/
+    M_eff) (C = 1) and kappa/rho measured per point:
+
+    * sigma (M = 200, sigma from 0.025 to 0.4): (18) is linear in sigma, and so is the error it bounds (the noise
+      enters the least squares linearly while the labels stay exact), so the exponent is tested as matched from
+      both sides (tight): an exponent error of 0.25 either way is violated.
+    * nu (sigma = 0.1, M from 100 to 800, nu from 0.57 to 0.20): the claim's asymptotics lie at nu -> 0, where
+      'error <~ g(nu)' asks the error to fall at least as fast as g: the error's exponent in nu must be >= the
+      bound's minus tol (upper bound read toward 0). The error follows the oracle sigma sqrt(d/N) ~ nu^1 while
+      nu log(e/nu) has local exponent 1 - 1/log(e/nu) (0.36 to 0.62 here): (18) is loose in nu by its log
+      factor, so a larger stated exponent in nu (up to the error's own ~0.9) stays a true bound on this grid
+      and cannot be refuted by it; a smaller one can.
+
+    kappa/rho (set by eta and s) is not swept; d enters only through nu's second term and is not a symbol of (18)."""
     R = ctx.reps(6, 24, minimum=2)
-    points = [("sigma", v, {"sigma": v, "M": 200, "d": 10}) for v in sigmas] + \
-             [("M", v, {"sigma": SIGMA, "M": v, "d": 10}) for v in Ms] + \
-             [("d", v, {"sigma": SIGMA, "M": 200, "d": v}) for v in ds]
-    obs, shape, tags, settled = [], [], [], []
+    points = [("sigma", v, {"sigma": v, "M": 200}) for v in sigmas] + [("nu", v, {"sigma": SIGMA, "M": v}) for v in Ms]
+    obs, tags, settled, kr_, nu_ = [], [], [], [], []
     for name, value, cfg in points:
-        fed = federation(ctx, f"{name}={value}", R, torch.full((int(cfg["M"]),), n, dtype=torch.long), d=int(cfg["d"]),
-                         sigma=cfg["sigma"])
-        err, nu_hat, kr, _, st = _final_error(ctx, fed, f"{name}={value}/start", rounds)
+        tag = f"sigma={value}" if name == "sigma" else f"M={value}"
+        fed = federation(ctx, tag, R, torch.full((int(cfg["M"]),), n, dtype=torch.long), d=d, sigma=cfg["sigma"])
+        err, nu_hat, kr, _, st = _final_error(ctx, fed, f"{tag}/start", rounds)
         settled.append(st)
         obs.append(err)
-        shape.append(_bound18(theory, cfg["sigma"], kr, nu_hat, int(cfg["d"]), 3, fed.M_eff))
-        tags.append((name, value))
-    obs, shape = np.stack(obs, 1), np.stack(shape, 1)  # [R, P]
-    ratio = obs / shape
-    rng = ctx.numpy_rng("bootstrap")
-    mean, lo, hi = bootstrap_ci(ratio, rng=rng)
-    is_cal = np.array([t in (("sigma", SIGMA), ) for t in tags])
-    v, info = held_out_constant_verdict(lo[is_cal], hi[is_cal], np.ones(is_cal.sum()), lo[~is_cal], hi[~is_cal],
-                                        np.ones((~is_cal).sum()), margin=margin)
-    assumptions = [_settled_assumption(min(settled), rounds)]
-    v = apply_assumptions(v, assumptions)
-    slopes = {}
-    for name in ("sigma", "M", "d"):
+        kr_.append(float(np.mean(kr)))
+        nu_.append(float(np.minimum(np.mean(nu_hat) + S.nu_second_term(d, 3, fed.M_eff), 1.0)))
+        tags.append((name, value, cfg))
+    obs = np.stack(obs, 1)  # [R, P]
+    kr_, nu_ = np.asarray(kr_), np.asarray(nu_)
+    fits, parts = {}, []
+    for name in ("sigma", "nu"):
         idx = [i for i, t in enumerate(tags) if t[0] == name]
-        xs = np.array([tags[i][1] for i in idx], dtype=float)
-        slopes[name] = float(np.polyfit(np.log(xs), np.log(np.median(obs[:, idx], 0)), 1)[0]) if len(xs) > 1 else float("nan")
+        if name == "sigma":
+            x, vals = np.array([tags[i][1] for i in idx], dtype=float), {"kappa": kr_[idx], "rho": 1.0, "nu": nu_[idx]}
+        else:
+            x, vals = nu_[idx], {"kappa": kr_[idx], "rho": 1.0, "sigma": SIGMA}
+        v, f = exponent_verdict(ctx, x, obs[:, idx], theory, param=name, values=vals, tol=tol, tight=name == "sigma",
+                                toward_zero=name == "nu")
+        parts.append(v)
+        fits[name] = f
+    assumptions = [_settled_assumption(min(settled), rounds)]
+    v = apply_assumptions(combine(parts), assumptions)
+    fs, fn = fits["sigma"], fits["nu"]
+    nu_loose = fn["slope_ci"][0] > fn["predicted_exponent"] + tol
+    shape = np.array([float(theory(sigma=t[2]["sigma"], kappa=kr_[i], rho=1.0, nu=nu_[i])) for i, t in enumerate(tags)])
     panels = []
     fig = ctx.numpy_rng("figure")
-    for name, label in (("sigma", r"$\sigma/\Delta$"), ("M", "M (clients)"), ("d", "d")):
+    for name, label in (("sigma", r"$\sigma/\Delta$"), ("nu", r"$\nu$ (M from 100 to 800)")):
         idx = [i for i, t in enumerate(tags) if t[0] == name]
-        xs = np.array([tags[i][1] for i in idx], dtype=float)
+        xs = np.array([tags[i][1] for i in idx], dtype=float) if name == "sigma" else nu_[idx]
+        c = float(np.max(obs[:, idx].mean(0) / shape[idx]))
         panels.append(figspec.panel(f"Final error vs {name}", label, r"$d(\hat\theta,\theta^*)$",
                                     [figspec.observed("Phase 2", xs, obs[:, idx], rng=fig),
-                                     figspec.line("held-fixed C x (18)", xs, info["constant"] * shape[:, idx].mean(0), "bound")]))
+                                     figspec.line("(18), scaled to touch the data", xs, c * shape[idx], "bound")]))
     return result_for(
         ctx,
-        claim(theory, r"d(\hat\theta,\theta^*)\lesssim\frac{\sigma\kappa}{\rho}\nu\log\frac{e}{\nu}"),
+        claim(theory, r"d(\hat\theta,\theta^*)\lesssim\frac{\sigma\kappa}{\rho}\nu\log\frac{e}{\nu}",
+              text="Theorem 3 (18): w.p. 1 - N^-9 - c k e^-d, d(theta_hat, theta*) <~ (sigma kappa/rho) nu log(e/nu). "
+                   "Tested by its exponents: in sigma matched from both sides (the error is linear in sigma, as (18) is), "
+                   "in nu as an upper bound toward nu -> 0."),
         v,
-        observed={"grid": [f"{a}={b}" for a, b in tags], "final_error_mean": obs.mean(0), "ratio_to_shape": mean,
-                  "slopes": slopes, "replicates": R},
-        predicted={"constant": info["constant"], "margin": margin, "spec_slope_windows": {"sigma": [0.8, 1.3], "M": [-0.7, -0.35],
-                                                                                          "d": [0.3, 0.7]}},
-        fit=info,
+        observed={"grid": [f"{a}={b}" for a, b, _ in tags], "final_error_mean": obs.mean(0), "nu": nu_,
+                  "kappa_over_rho": kr_, "replicates": R,
+                  "exponents": {k: {"slope": f["slope"], "ci": f["slope_ci"], "predicted": f["predicted_exponent"]}
+                                for k, f in fits.items()}},
+        predicted={"exponent_tolerance": tol, "sigma_exponent": fs["predicted_exponent"], "nu_exponent": fn["predicted_exponent"]},
+        fit=fits,
         explanation=verdict_words(
             v,
-            f"One constant fitted at (sigma, M, d) = (0.1, 200, 10) covers every other grid point (worst "
-            f"{info['worst_test_ratio_to_constant']:.2f} of it). The final error grows with slope {slopes['sigma']:.2f} in "
-            f"sigma, {slopes['M']:.2f} in M and {slopes['d']:.2f} in d; the bound is far above the error (the ratio is "
-            f"{mean.min():.3f} to {mean.max():.3f}), since nu's uniform-deviation term dominates it (E20).",
-            f"A grid point exceeds the constant fitted at the default (worst {info['worst_test_ratio_to_constant']:.2f}): "
-            "(18) does not follow the final error.",
-            "The intervals do not decide, or the labels had not settled."),
+            f"The final error's exponent in sigma is {fs['slope']:.3f} (CI {fs['slope_ci'][0]:.3f} to {fs['slope_ci'][1]:.3f}) "
+            f"against (18)'s {fs['predicted_exponent']:.3f}: matched within {tol:g}. In nu (M from 100 to 800) it is "
+            f"{fn['slope']:.3f} (CI {fn['slope_ci'][0]:.3f} to {fn['slope_ci'][1]:.3f}) against {fn['predicted_exponent']:.3f}: "
+            "the error falls at least as fast as (18) as nu -> 0"
+            + (", faster: (18) is loose in nu (its log(e/nu) factor; the error follows the oracle sigma sqrt(d/N) ~ nu)."
+               if nu_loose else "."),
+            f"An exponent of (18) does not follow the final error: sigma {fs['slope']:.3f} against {fs['predicted_exponent']:.3f}, "
+            f"nu {fn['slope']:.3f} against {fn['predicted_exponent']:.3f}.",
+            "The exponent intervals do not decide, or the labels had not settled."),
+        finding=remark(f"(18) is loose in nu: the final error's exponent in nu is {fn['slope']:.2f} against (18)'s "
+                       f"{fn['predicted_exponent']:.2f} on nu in [{nu_.min():.2f}, {nu_.max():.2f}] (the log(e/nu) factor; the "
+                       "error follows the oracle sigma sqrt(d/N)), so an exponent in nu raised by up to "
+                       f"{fn['slope'] - fn['predicted_exponent']:.2f} would still bound it here.") if nu_loose else "",
         assumptions=assumptions,
         figure=figspec.figure(*panels),
         arrays={"final_error": obs, "shape": shape},
     )
 
 
+#: C30's threshold: Phase 2's final error within 10% of the oracle least squares' (spec su2022 C30; the paper's oracle
+#: sigma sqrt(d/N_j), Section 4.2). A Bound, so that a planted threshold reaches the verdict.
+ORACLE_RATIO = Bound("Phase 2 error / oracle error", sp.Rational(11, 10), "upper",
+                     statement="Once misclustering vanishes Phase 2 reaches the oracle least squares: its final error is "
+                               "within 10% of the oracle's (spec C30).",
+                     source="su2022, Section 4.2 (oracle remark after Theorem 2); spec su2022 C30", hidden_constant=False,
+                     typst="d(hat(theta), theta^*) <= 1.1 d(hat(theta)_\"oracle\", theta^*)")
+
+
 @check("su2022.c30", "The final error reaches the oracle sigma sqrt(d/N_j) and falls as n^-1/2 where (18) is flat", "bound",
-       "holds")
+       "holds",
+       no_control="the oracle least squares with the clusters known is the reference the claim compares with")
 def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients: int = 200, sigma: float = 0.3,
-               rounds: int = 30, ratio_limit: float = 1.1, large_n: int = 64) -> Result:
+               rounds: int = 30, ratio_limit: Bound = ORACLE_RATIO, large_n: int = 64) -> Result:
     """Spec C30 and E20: M fixed, balanced n in ns. For n >= 64 the Phase-2 error is within 10% of the oracle least
     squares on the true clusters (per replicate); the slope of the error in n (about -1/2) is reported against
     (18), whose nu does not shrink with n (its second term depends on M only): the bound is loose in n."""
@@ -426,7 +477,8 @@ def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients:
     E, O, B = (np.stack(v, 1) for v in (errs, orc, shape))
     ns_ = np.asarray(ns, dtype=float)
     big = ns_ >= large_n
-    verdict, info = bound_verdict(E[:, big] / O[:, big], ratio_limit, side="upper", rng=ctx.numpy_rng("bootstrap"))
+    limit = float(ratio_limit())
+    verdict, info = bound_verdict(E[:, big] / O[:, big], limit, side=side_of(ratio_limit)[0], rng=ctx.numpy_rng("bootstrap"))
     assumptions = [_settled_assumption(min(settled), rounds, share=0.95)]
     verdict = apply_assumptions(verdict, assumptions)
     slope = float(np.polyfit(np.log(ns_), np.log(E.mean(0)), 1)[0])
@@ -441,15 +493,15 @@ def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients:
         verdict,
         observed={"n": ns_, "final_error": E.mean(0), "oracle_error": O.mean(0), "ratio_to_oracle": (E / O).mean(0),
                   "slope_error_in_n": slope, "slope_bound_in_n": slope_bound, "clients": clients, "sigma": sigma},
-        predicted={"ratio_limit": ratio_limit, "bound_shape": B.mean(0)},
+        predicted={"ratio_limit": limit, "bound_shape": B.mean(0)},
         fit=info,
         explanation=verdict_words(
             verdict,
             f"For n >= {large_n} the final error is at most {info['worst_ratio']:.3f} times the oracle least squares' error. The error "
             f"falls with slope {slope:.2f} in n while (18) has slope {slope_bound:.2f}: the bound plateaus where the method "
             "keeps improving.",
-            f"For n >= {large_n} the final error exceeds {ratio_limit} times the oracle (worst {info['worst_ratio']:.3f}).",
-            "The ratio to the oracle cannot be placed against 1.1, or the labels had not settled."),
+            f"For n >= {large_n} the final error exceeds {limit:g} times the oracle (worst {info['worst_ratio']:.3f}).",
+            f"The ratio to the oracle cannot be placed against {limit:g}, or the labels had not settled."),
         assumptions=assumptions,
         finding=(f"Theorem 3's bound is loose in n (E20): at fixed M the error falls as n^{slope:.2f} and reaches the oracle "
                  f"sigma sqrt(d/N_j), while (sigma kappa/rho) nu log(e/nu) changes with slope {slope_bound:.2f}."
@@ -463,7 +515,8 @@ def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients:
 
 
 @check("su2022.c31", "Heavy tails: (18) holds with one constant while the data on O(1)-point clients stays small", "bound",
-       "holds")
+       "holds",
+       no_control="the claim is that (18) keeps holding under heavy-tailed sizes; no method without the property is compared")
 def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2.0, 3.0), tiny_shares=(0.2, 0.5, 0.8),
                     points: int = 2000, sigma: float = 0.3, rounds: int = 40, margin: float = 1.5) -> Result:
     """Spec C31, E21: about ``points`` data points, Pareto tails (f = 0) and a share f of the data on clients with 1-2
@@ -486,9 +539,15 @@ def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2
                      "nu_hat": float(nu_hat.mean()), "final_error": float(err.mean()), "success": float(ok.mean()),
                      "rho_over_kappa": float(np.mean(1 / kr))})
     obs, shape = np.stack(obs, 1), np.stack(shape, 1)
-    mean, lo, hi = bootstrap_ci(obs / shape, rng=ctx.numpy_rng("bootstrap"))
-    cal = np.array([n == f"a={tails[-1]}" for n, _ in configs])
-    v, info = held_out_constant_verdict(lo[cal], hi[cal], np.ones(1), lo[~cal], hi[~cal], np.ones((~cal).sum()), margin=margin)
+    v_unit, info_unit = unit_constant_verdict(ctx, obs / shape, theory)
+    with aside():  # one constant fitted at a = 3, f = 0 and held over the grid: the shape, reported (nu stays in
+        # [0.3, 1] here, away from the nu -> 0 asymptotics where an exponent of (18) could be read)
+        mean, lo, hi = bootstrap_ci(obs / shape, rng=ctx.numpy_rng("bootstrap"))
+        cal = np.array([n == f"a={tails[-1]}" for n, _ in configs])
+        v, info = held_out_constant_verdict(lo[cal], hi[cal], np.ones(1), lo[~cal], hi[~cal], np.ones((~cal).sum()),
+                                            margin=margin)
+    info["unit_constant"] = info_unit
+    v = combine([v] + ([v_unit] if v_unit is not None else []))
     assumptions = [_settled_assumption(min(settled), rounds, share=0.9)]  # 1-2 point clients keep switching clusters
     v = apply_assumptions(v, assumptions)
     failing = [r["config"] for r in rows if r["success"] < 0.5]
@@ -505,6 +564,7 @@ def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2
         fit=info,
         explanation=verdict_words(
             v,
+            f"(18) holds even with its hidden constant set to 1 (worst error/bound {info_unit['worst_ratio']:.3g}). "
             f"Across Pareto tails and up to {max(tiny_shares):.0%} of the data on 1-2 point clients, the final error stays "
             f"under the constant fitted at a = {tails[-1]} (worst {info['worst_test_ratio_to_constant']:.2f} of it): the "
             f"error floor rises with the misclustered share nu_hat (from {min(r['nu_hat'] for r in rows):.3f} to "
@@ -525,19 +585,23 @@ def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2
     )
 
 
-@check("su2022.c32", "FedAvg vs FedProx: both reach the P-weighted least squares; rounds <~ kappa/(s eta)", "bound", "holds")
+@check("su2022.c32", "FedAvg vs FedProx: both reach the P-weighted least squares; rounds = Theta(kappa/(s eta)): exponent in s",
+       "bound", "holds", no_control="the claim is the scaling of the rounds with s; FedProx (no local steps) is run beside it")
 def c32_fedavg_fedprox(ctx: Context, *, theory: Bound = S.ROUNDS_PER_EFOLD, steps=(1, 2, 5, 10), gamma: float = 0.1,
-                       clients: int = 100, n: int = 40, cap: int = 2000, margin: float = 1.5) -> Result:
+                       clients: int = 100, n: int = 40, cap: int = 2000, tol: float = 0.1) -> Result:
     """Spec C32: at one step eta (gamma = 0.1), FedAvg with s in steps and FedProx run until d(theta_t, theta*) <=
     1.1 d_inf, d_inf the error of each solver's own limit (its P-weighted least squares on the true partition;
-    c05 checks that the limit is that fixed point). The rounds needed are <= C kappa/(s eta) with C fitted at
-    FedAvg s = 1 and held fixed (FedProx: s = 1, kappa = 1 + gamma). Local computation (rounds x s) against
-    communication (rounds) and the distance between the solvers' limits are reported."""
+    c05 checks that the limit is that fixed point). The paper states Theta(kappa/(s eta rho)) rounds per e-fold
+    (Theorems 2-3). The rounds' exponent in s (kappa moving with s, eta and rho fixed; s in steps, FedAvg) is tested
+    on the upper side, rounds <~ kappa/(s eta rho) as s grows (exponent <= the bound's + tol, tol = 0.1): the rounds
+    fall faster in s than kappa/s (fitted minus stated about -0.12 at gamma = 0.1), so the Theta is not matched
+    from below and the bound is reported loose in s. FedProx (s = 1, kappa = 1 + gamma), local computation
+    (rounds x s) against communication (rounds) and the distance between the solvers' limits are reported."""
     R = ctx.reps(4, 16, minimum=2)
     fed = federation(ctx, "federation", R, torch.full((clients,), n, dtype=torch.long))
     eta = fed.eta_for_gamma(gamma)
     start = perturbed_centres(ctx, "start", fed.model.theta, 0.2)
-    rows, rounds_needed, x = [], [], []
+    rows, rounds_needed, x, kaps = [], [], [], []
     for local, s in [("fedavg", v) for v in steps] + [("fedprox", 1)]:
         limit_theta = weighted_least_squares(fed, fed.z, eta, local, s)
         limit, _ = permutation_distance(limit_theta, fed.model.theta)
@@ -547,12 +611,15 @@ def c32_fedavg_fedprox(ctx: Context, *, theory: Bound = S.ROUNDS_PER_EFOLD, step
         rel = float((limit_theta - weighted_least_squares(fed, fed.z, eta, "fedavg", 1)).abs().amax())
         kap = float(np.mean(kappa(numpy(fed.gamma(eta)), s, local)))
         x.append(float(np.mean(theory(kappa=kap, s=s, eta=numpy(eta), rho=numpy(fed.rho)))))
+        kaps.append(kap)
         rounds_needed.append(need)
         rows.append({"solver": f"FedAvg s={s}" if local == "fedavg" else "FedProx", "kappa": kap, "rounds": float(need.mean()),
                      "local_steps_total": float(need.mean() * s), "limit_distance_to_ols": rel})
     Y = np.stack(rounds_needed, 1)
-    mean, lo, hi = bootstrap_ci(Y / np.asarray(x)[None], rng=ctx.numpy_rng("bootstrap"))
-    v_c, info = held_out_constant_verdict(lo[:1], hi[:1], [1.0], lo[1:], hi[1:], np.ones(len(x) - 1), margin=margin)
+    P = len(steps)
+    v_c, info = exponent_verdict(ctx, np.asarray(steps, dtype=float), Y[:, :P], theory, param="s",
+                                 values={"kappa": np.asarray(kaps[:P]), "eta": float(numpy(eta).mean()),
+                                         "rho": float(numpy(fed.rho).mean())}, tol=tol, tight=False)
     censored = bool((Y > cap).any())
     assumptions = [Assumption("every run reached 1.1 d_inf within the cap", not censored, float((Y > cap).mean()), "exact", "")]
     verdict = apply_assumptions(v_c, assumptions)
@@ -564,22 +631,23 @@ def c32_fedavg_fedprox(ctx: Context, *, theory: Bound = S.ROUNDS_PER_EFOLD, step
                    "and the rounds needed scale as kappa/(s eta): larger s saves communication until s ~ 1/gamma."),
         verdict,
         observed={"solvers": rows, "replicates": R, "gamma": gamma},
-        predicted={"kappa_over_s_eta": xs, "constant": info["constant"], "margin": margin},
+        predicted={"kappa_over_s_eta": xs, "exponent_in_s": info["predicted_exponent"], "exponent_tolerance": tol},
         fit=info,
         explanation=verdict_words(
             verdict,
-            "The rounds each solver needs to reach its own limit (its P-weighted least squares) stay under the constant "
-            f"fitted at s = 1 times kappa/(s eta) (worst {info['worst_test_ratio_to_constant']:.2f}): rounds fall from "
+            "The rounds each solver needs to reach its own limit (its P-weighted least squares) fall at least as fast in s "
+            f"as kappa/(s eta) (faster: the bound is loose in s): exponent in s {info['slope']:.3f} (CI {info['slope_ci'][0]:.3f} to {info['slope_ci'][1]:.3f}) against "
+            f"{info['predicted_exponent']:.3f}; rounds fall from "
             f"{rows[0]['rounds']:.0f} (s = 1) to {rows[len(steps) - 1]['rounds']:.0f} (s = {steps[-1]}) while the local work "
             f"grows from {rows[0]['local_steps_total']:.0f} to {rows[len(steps) - 1]['local_steps_total']:.0f} steps; FedProx needs "
             f"{rows[-1]['rounds']:.0f}.",
-            "A solver's rounds exceed the constant fitted at s = 1 times kappa/(s eta).",
-            "Some run did not converge within the cap."),
+            f"The rounds do not scale as kappa/(s eta) in s: exponent {info['slope']:.3f} against {info['predicted_exponent']:.3f}.",
+            "Some run did not converge within the cap, or the exponent interval does not decide."),
         assumptions=assumptions,
         figure=figspec.figure(figspec.panel(
             r"Rounds to $1.1\,d_\infty$ vs $\kappa/(s\eta\rho)$", r"$\kappa/(s\eta\rho)$", "rounds",
             [figspec.observed("FedAvg (s = " + ", ".join(map(str, steps)) + ") and FedProx", xs, Y, rng=ctx.numpy_rng("figure")),
-             figspec.line("held-fixed C x kappa/(s eta rho)", xs, info["constant"] * xs, "bound")])),
+             figspec.line("C x kappa/(s eta rho), C = max rounds/shape", xs, float(np.max(Y.mean(0) / xs)) * xs, "bound")])),
         arrays={"rounds": Y},
     )
 

@@ -29,17 +29,20 @@ from verify.algorithms.two_phase import (
 from verify.checks.su2022_common import (
     DELTA,
     claim,
+    exponent_verdict,
     federation,
     fitted_rates,
     model,
     numpy,
     perturbed_centres,
     proportion_band,
+    unit_constant_verdict,
     verdict_words,
 )
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
+    bracket_verdict,
     bootstrap_ci,
     combine,
     deterministic_verdict,
@@ -55,6 +58,8 @@ from verify.fit import (
 from verify.problems.mixed_regression import effective_clients, pareto_sizes
 from verify.checks import su2022_search as SEARCH
 from verify.registry import check, result_for
+from verify.strength import aside
+
 from verify.result import Assumption, Claim, Result
 
 S_LOCAL = 5
@@ -71,17 +76,19 @@ def _sharp_rate(fed, eta, s=S_LOCAL) -> np.ndarray:
     return numpy(torch.maximum((1 - ev[..., 0]).abs(), (1 - ev[..., -1]).abs()).amax(-1))
 
 
-@check("su2022.c20", "Theorem 2 (9): Phase 2 contracts linearly, 1 - r >~ s eta rho / kappa", "rate", "holds")
+@check("su2022.c20", "Theorem 2 (9): Phase 2 contracts linearly, 1 - r >~ s eta rho / kappa", "rate", "holds",
+       no_control="the claim is Theorem 2's contraction factor; the sharp rate of the same iteration (from its spectrum) is reported beside it")
 def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 0.1, 0.2, 0.3), eta_factors=(0.25, 0.5, 1.0),
-                    p1s=(0.1, 0.2, 0.35, 0.5), clients: int = 150, n: int = 40, rounds: int = 80, margin: float = 1.5,
+                    p1s=(0.1, 0.2, 0.35, 0.5), clients: int = 150, n: int = 40, rounds: int = 80,
                     tol: float = 0.2, slack: float = 0.01) -> Result:
     """Spec C20: starts at d(theta_T, theta*) = eps0 Delta (random directions). The per-round factor r (from
     the decay of the steps, labels frozen) must satisfy r <= max_j ||I - eta K_j|| + 0.01 (the exact rate of
-    (12)); 1 - r >= c s eta rho / kappa with c fitted on the default step (eta factor 1) and held fixed on the
-    other steps and on skewed p (k = 2, p = (p1, 1 - p1)); and 1 - r does not fall faster than s eta rho / kappa
-    as it shrinks (log-log slope <= 1 + 0.2 over the eta and rho sweeps together). The spec's separate slopes in
-    eta ([0.8, 1.2]) and rho ([0.7, 1.3]) are reported: they are below 1, because kappa only describes the
-    steepest client and lambda_min(Phi_j^T Phi_j)/N_j shrinks with N_j."""
+    (12), a check of the measurement, reported); and 1 - r >~ s eta rho/kappa is tested on its exponents in the two
+    variables it names that the grid sweeps: eta (the step, eta factors; kappa moves with it) and rho (skewed p,
+    k = 2, p = (p1, 1 - p1)). The claim's asymptotics lie at small steps and small rho, where 1 - r must not fall
+    faster than the bound: exponent <= the bound's + tol (a lower bound read toward 0; tol = 0.2 as the spec's
+    windows). The fitted exponents are below the bound's (in rho about 0.65 against 1): kappa only describes the
+    steepest client and lambda_min(Phi_j^T Phi_j)/N_j shrinks with N_j, so the bound is loose there."""
     reps = max(2, ctx.reps(2, 8, minimum=2))
     combos = [(e, f) for e in eps0s for f in eta_factors for _ in range(reps)]
     R = len(combos)
@@ -103,13 +110,9 @@ def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 
     x_b = np.asarray(theory(s=S_LOCAL, eta=numpy(eta_b), rho=numpy(fed_b.rho), kappa=_kappa_of(fed_b, eta_b)), dtype=float)
     labels_ok = bool((tr.wrong_data[-1] == 0).all()) and bool((tr_b.wrong_data[-1] == 0).all())
     finite = bool(np.isfinite(r_hat).all() and np.isfinite(r_b).all())
-    v_sharp, info_sharp = deterministic_verdict(np.concatenate([r_hat, r_b]), np.concatenate([sharp, sharp_b]) + slack)
-    gap = 1 - np.concatenate([r_hat, r_b])
+    with aside():  # a check of the measurement (no rate beats the iteration's spectrum), not the claim
+        v_sharp, info_sharp = deterministic_verdict(np.concatenate([r_hat, r_b]), np.concatenate([sharp, sharp_b]) + slack)
     x_all = np.concatenate([x_a, x_b])
-    cal = np.array([f == 1.0 for _, f in combos] + [False] * len(r_b))
-    v_c, info_c = held_out_constant_verdict(gap[cal], gap[cal], x_all[cal], gap[~cal], gap[~cal], x_all[~cal], side="lower",
-                                            margin=margin)
-    rng = ctx.numpy_rng("bootstrap")
     # one slope over every configuration: columns are (eta factor) x (p1) cells, rows their replicates
     cells_a = (1 - r_hat).reshape(len(eps0s), len(eta_factors), reps).transpose(1, 0, 2).reshape(len(eta_factors), -1)
     cells_b = (1 - r_b).reshape(len(p1s), rb)
@@ -119,17 +122,24 @@ def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 
     X = np.concatenate([xa, xb])
     Y = np.concatenate([cells_a[:, :rows], cells_b[:, :rows]], 0).T
     order = np.argsort(X)
-    # 1 - r >= c x as x -> 0 forbids 1 - r from falling faster than x: log-log slope <= 1 (+ tol)
-    v_x, fit_x = rate_verdict(X[order], Y[:, order], power_law("x", 1.0, "upper", "1 - r >~ s eta rho/kappa as it shrinks"),
-                              param="x", tol=tol, rng=rng)
     Ge = cells_a.T
     Gr = cells_b.T
     rho_x = numpy(fed_b.rho).reshape(len(p1s), rb).mean(1)
+    eta_mean = float(numpy(eta0).mean())
+    kap_a = _kappa_of(fed, eta).reshape(len(eps0s), len(eta_factors), reps).transpose(1, 0, 2).reshape(len(eta_factors), -1).mean(1)
+    kap_b = _kappa_of(fed_b, eta_b).reshape(len(p1s), rb).mean(1)
+    v_eta, fit_eta = exponent_verdict(ctx, eta_mean * np.asarray(eta_factors, dtype=float), Ge, theory, param="eta",
+                                      values={"s": S_LOCAL, "rho": float(numpy(fed.rho).mean()), "kappa": kap_a}, tol=tol,
+                                      tight=False, toward_zero=True)
+    v_rho, fit_rho = exponent_verdict(ctx, rho_x, Gr, theory, param="rho",
+                                      values={"s": S_LOCAL, "eta": float(numpy(eta_b).mean()), "kappa": kap_b}, tol=tol,
+                                      tight=False, toward_zero=True)
+    fit_x = {"slope": fit_rho["slope"]}
     slope_eta = float(np.polyfit(np.log(eta_factors), np.log(Ge.mean(0)), 1)[0])
     slope_rho = float(np.polyfit(np.log(rho_x), np.log(Gr.mean(0)), 1)[0])
     assumptions = [Assumption("labels correct at the end (the rate is that of the true partition)", labels_ok, None, "exact", ""),
                    Assumption("every run contracted measurably", finite, None, "exact", f"{rounds} rounds")]
-    verdict = apply_assumptions(combine([v_sharp, v_c, v_x]), assumptions)
+    verdict = apply_assumptions(combine([v_sharp, v_eta, v_rho]), assumptions)
     fig = ctx.numpy_rng("figure")
     return result_for(
         ctx,
@@ -139,35 +149,41 @@ def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 
                   "eta_factors": list(eta_factors), "one_minus_rate_by_eta": Ge.mean(0), "rho_grid": rho_x,
                   "one_minus_rate_by_rho": Gr.mean(0), "spec_slope_eta": slope_eta, "spec_slope_rho": slope_rho,
                   "clients": clients, "n": n, "s": S_LOCAL},
-        predicted={"s_eta_rho_over_kappa": x_all, "constant": info_c["constant"], "margin": margin, "slack": slack},
-        fit={"sharp": info_sharp, "constant": info_c, "x": fit_x, "slope_eta": slope_eta, "slope_rho": slope_rho},
+        predicted={"s_eta_rho_over_kappa": x_all, "exponent_eta": fit_eta["predicted_exponent"],
+                   "exponent_rho": fit_rho["predicted_exponent"], "exponent_tolerance": tol, "slack": slack},
+        fit={"sharp": info_sharp, "eta": fit_eta, "rho": fit_rho, "slope_eta": slope_eta, "slope_rho": slope_rho},
         explanation=verdict_words(
             verdict,
-            f"Every run contracts at most at the exact rate max_j ||I - eta K_j|| (+{slack}); 1 - r stays above "
-            f"c s eta rho/kappa with c = {info_c['constant']:.3g} fitted at the default step and held fixed (worst held-out "
-            f"{info_c['worst_test_ratio_to_constant']:.2f} of it), and it grows with slope {fit_x['slope']:.2f} in "
-            f"s eta rho/kappa (in eta alone {slope_eta:.2f}, in rho {slope_rho:.2f}: less than the spec's 1, since kappa only "
-            "describes the steepest client and small clusters have worse-conditioned designs): linear convergence at least "
-            "as fast as Theorem 2 states.",
+            f"Every run contracts at most at the exact rate max_j ||I - eta K_j|| (+{slack}); 1 - r falls no faster than "
+            f"s eta rho/kappa as the step and rho shrink: exponent in eta {fit_eta['slope']:.2f} (CI {fit_eta['slope_ci'][0]:.2f} "
+            f"to {fit_eta['slope_ci'][1]:.2f}) against {fit_eta['predicted_exponent']:.2f}, in rho {fit_rho['slope']:.2f} (CI "
+            f"{fit_rho['slope_ci'][0]:.2f} to {fit_rho['slope_ci'][1]:.2f}) against {fit_rho['predicted_exponent']:.2f} (kappa only "
+            "describes the steepest client and small clusters have worse-conditioned designs, so the bound is loose in rho): "
+            "linear convergence at least as fast as Theorem 2 states.",
             f"Some part fails: measured rates exceed the exact rate (worst ratio {info_sharp['worst_ratio']:.3f}), or 1 - r "
-            f"does not follow s eta rho/kappa (held-out {info_c['worst_test_ratio_to_constant']:.2f}; slope {fit_x['slope']:.2f}).",
-            f"The slope {fit_x['slope']:.2f} in s eta rho/kappa is not resolved, or an assumption failed."),
+            f"falls faster than s eta rho/kappa (exponent in eta {fit_eta['slope']:.2f}, in rho {fit_rho['slope']:.2f}).",
+            f"The exponents in eta ({fit_eta['slope']:.2f}) and rho ({fit_rho['slope']:.2f}) are not resolved, or an assumption failed."),
         assumptions=assumptions,
         figure=figspec.figure(
             figspec.panel(r"$1-\hat r$ vs $s\eta\rho/\kappa$ (step and $\rho$ sweeps)", r"$s\eta\rho/\kappa$", r"$1-\hat r$",
                           [figspec.observed("measured", X[order], Y[:, order], rng=fig),
-                           figspec.line(r"fitted $c\,s\eta\rho/\kappa$", X[order], info_c["constant"] * X[order], "bound")])),
+                           figspec.line(r"$c\,s\eta\rho/\kappa$, c = min (1 - r)/shape", X[order],
+                                        float(np.min(Y.mean(0) / X)) * X[order], "bound")])),
         arrays={"rate_eta_sweep": r_hat, "rate_rho_sweep": r_b},
     )
 
 
 @check("su2022.c21", "Theorem 2's basin: from any start within (sqrt(alpha/beta)/3) Delta Phase 2 succeeds", "bound", "holds",
-       space=SEARCH.C21_SPACE, objective=SEARCH.C21_OBJECTIVE)
+       no_control="the basin radius of Phase 2 is what is tested against the lemma's radius; starts beyond the radius "
+                  "(where success must fail for the test to have power) are on the grid", space=SEARCH.C21_SPACE, objective=SEARCH.C21_OBJECTIVE)
 def c21_basin(ctx: Context, *, theory: Bound = S.BASIN_RADIUS, radii=(0.1, 0.2, 1 / 3, 0.5, 0.7, 0.9), clients: int = 100,
               tail: float = 2.0, rounds: int = 60, threshold: float = 0.85) -> Result:
-    """Spec C21: starts theta*_j + r u_j (random directions) for r in radii; within the Lemma-10 radius
-    sqrt(alpha/beta) Delta/3 (= Delta/3 here) the success share must reach 85% (Clopper-Pearson lower end;
-    the spec's "100% of seeds" cannot be shown by finitely many, and the rare failures sit at the radius itself);
+    """Spec C21: starts theta*_j + r u_j (random directions) for r in radii; at every radius within the Lemma-10
+    radius sqrt(alpha/beta) Delta/3 (= Delta/3 here) the success share must reach 85% (Clopper-Pearson lower end;
+    the spec's "100% of seeds" cannot be shown by finitely many, and the rare failures sit at the radius itself).
+    The verdict brackets the empirical basin radius between the largest radius r whose starts (all radii <= r
+    pooled) are certified and the smallest radius refuted alone (share CI below 85%), against the lemma's radius as a lower bound on it: a stated
+    radius beyond the refuted one is violated (the theory drives the verdict);
     the empirical basin radius (where success falls below 90%) is reported. Random directions only
     probe the ball, so this is evidence for the uniform claim, not a proof of it."""
     per = ctx.reps(20, 100)
@@ -180,7 +196,17 @@ def c21_basin(ctx: Context, *, theory: Bound = S.BASIN_RADIUS, radii=(0.1, 0.2, 
     ok = numpy(success(fed, tr, fed.model.Delta)).reshape(len(radii), per)
     basin = float(np.min(theory(alpha=numpy(fed.model.alpha), beta=numpy(fed.model.beta), Delta=DELTA)))
     inside = np.asarray(radii) <= basin + 1e-12
-    verdict, info = proportion_verdict(int(ok[inside].sum()), int(ok[inside].size), threshold)
+    with aside():  # the starts up to each radius pooled: certified (CI lower end >= threshold); each radius alone:
+        # refuted (its share certified at or below the threshold)
+        per_radius = [proportion_verdict(int(ok[: i + 1].sum()), per * (i + 1), threshold)[0] for i in range(len(radii))]
+        _, info = proportion_verdict(int(ok[inside].sum()), int(ok[inside].size), threshold)
+        refuted = [r for i, r in enumerate(radii)  # the share certified at or below the threshold
+                   if proportion_verdict(int(ok[i].sum()), per, threshold, side="upper")[0].passed]
+    # the empirical basin radius lies in [largest radius whose ball of starts is certified, smallest refuted radius]
+    r_ok = max([r for i, r in enumerate(radii) if per_radius[i].passed], default=0.0)
+    r_bad = min(refuted, default=float("inf"))
+    verdict, binfo = bracket_verdict([r_ok], [r_bad], [basin], side="lower")
+    info.update({"basin_bracket": [r_ok, r_bad], "per_radius": [v.value for v in per_radius], **binfo})
     rate, lo, hi = proportion_band(ok.sum(1), [per] * len(radii))
     below = [r for r, v in zip(radii, rate) if v < 0.9]
     return result_for(
@@ -225,7 +251,8 @@ def _rounds_to_floor(ctx: Context, fed, stream: str, cap: int, factor: float = 1
     return rounds, _kappa_of(fed, eta) / numpy(S_LOCAL * eta * fed.rho)
 
 
-@check("su2022.c22", "Theorem 3: Phase 2 needs T' = Theta((kappa/(s eta rho)) log(Delta/nu)) rounds", "rate", "holds")
+@check("su2022.c22", "Theorem 3: Phase 2 needs T' = Theta((kappa/(s eta rho)) log(Delta/nu)) rounds", "rate", "holds",
+       no_control="the claim is the scaling of Phase 2's round count with kappa/(s eta rho); no method without the property is compared in the paper")
 def c22_rounds(ctx: Context, *, theory: Bound = power_law("x", 1.0, "upper", "T' <~ kappa/(s eta rho)"),
                p1s=(0.15, 0.3, 0.5), ds=(2, 4, 8), clients: int = 100, tiny_share: float = 0.1, cap: int = 4000,
                tol: float = 0.4) -> Result:
@@ -284,17 +311,41 @@ def c22_rounds(ctx: Context, *, theory: Bound = power_law("x", 1.0, "upper", "T'
     )
 
 
-@check("su2022.c23", "Lemma 10: a client's misclustering probability falls as exp(-c n_i), under the Chernoff curve",
-       "bound", "holds")
+def exact_miss_log_probability(n: int, Delta: float, sigma: float) -> float:
+    """log P[a client of n points at theta = theta* prefers a wrong model at distance Delta] (Sigma = I, Gaussian noise):
+    the loss difference sum_i (u_i^2 - 2 eps_i u_i), u_i = x_i^T(theta*_z - theta_j), is N(||u||^2, 4 sigma^2 ||u||^2) given
+    u, and ||u||^2 = Delta^2 chi^2_n, so P = E[Phi(-Delta sqrt(chi^2_n)/(2 sigma))], a one-dimensional integral (computed
+    in log space by Simpson's rule; exact to quadrature accuracy, far below 1e-20 where Monte Carlo sees nothing)."""
+    from scipy import integrate, stats
+
+    c = Delta / (2.0 * sigma)
+    x = np.linspace(1e-12, n + 40.0 * math.sqrt(2.0 * n) + 50.0, 4001)
+    v = stats.chi2.logpdf(x, n) + stats.norm.logcdf(-c * np.sqrt(x))
+    top = float(v.max())
+    return top + float(np.log(integrate.simpson(np.exp(v - top), x=x)))
+
+
+@check("su2022.c23", "Lemma 10: a client's misclustering probability falls as exp(-c n_i) (exponent 1 in n_i), under the Chernoff curve",
+       "bound", "holds",
+       no_control="a property of the nearest-model assignment on the mixture (Lemma 10), not of an iterative algorithm")
 def c23_misclustering(ctx: Context, *, theory: Bound = S.MISCLUSTER_EXPONENT, chernoff: Bound = S.CHERNOFF,
                       ns=(1, 2, 4, 8, 16, 32, 64), sigma: float = 0.5, radius: float = 0.25, d: int = 10, k: int = 3,
-                      margin: float = 2.0) -> Result:
+                      margin: float = 2.0, exact_ns=(8, 16, 32, 64, 128), tol: float = 0.1) -> Result:
     """Spec C23 (expectation part): per-client misclustering frequency at theta = theta* and at theta* perturbed
     by Delta/4 (inside Lemma 10's radius Delta/3), for n_i in ns at sigma = 0.5 Delta. Three parts: at r = 0 the
     derived Chernoff curve (k-1)(1 + Delta^2/(4 sigma^2))^(-n/2) holds wherever it exceeds 10/draws (smaller
     probabilities cannot be confirmed by this many draws); log P falls linearly in n (semilog slope
     CI below 0); Lemma 10's 4k exp(-c n alpha^2 (1 ^ Delta^2/sigma^2)^2) holds with c fitted at r = 0 and held
-    fixed at r = Delta/4."""
+    fixed at r = Delta/4 (these two are reported: the decisive test of the rate is the next part).
+
+    The exponent of n_i in Lemma 10's rate, tested as matched from both sides: the rate is attained (the loss
+    difference is a sum of n_i i.i.d. terms, so by Cramer/Bahadur-Rao P(n) ~ A n^-1/2 exp(-I n)), so exp(-c n_i) is
+    the order of P. The statistic D(n) = log(P(n)/P(2n)) - (1/2) log 2 = I n (1 + o(1)) cancels the prefactors (an
+    n_i^g rate gives D ~ (2^g - 1) I n^g, exponent g). Monte Carlo cannot reach the n where the o(1) is small (at
+    n = 2..8 D's slope is about 1.1), so D is computed from the exact misclustering probability of the planted
+    instance at theta* (one wrong model at distance Delta, :func:`exact_miss_log_probability`) for n in exact_ns,
+    which the simulated frequencies confirm where they resolve (n <= 16), and its log-log slope is compared with
+    the exponent of n in Lemma 10's rate (deterministic, tol 0.1): a planted exponent error of 0.25 is violated."""
     draws = ctx.pick(2000, 10000)
     R = 4
     mod = model(ctx, "model", R, k=k, d=d, sigma=sigma)
@@ -329,14 +380,21 @@ def c23_misclustering(ctx: Context, *, theory: Bound = S.MISCLUSTER_EXPONENT, ch
             q_lo = -np.log(ci[:, 2] / (4 * k)) / shape
             q_hi = -np.log(np.maximum(ci[:, 1], 1e-300) / (4 * k)) / shape
         q[r] = (q_lo[informative], q_hi[informative], ci)
-    v_c, info_c = held_out_constant_verdict(q[0.0][0], q[0.0][1], np.ones_like(q[0.0][0]), q[radius][0], q[radius][1],
-                                            np.ones_like(q[radius][0]), side="lower", margin=margin)
     informative = p0.mean(0) > 1e-3
     groups = p0.reshape(40, -1, p0.shape[1]).mean(1)  # 40 independent batches of draws: frequencies [40, P]
-    v_slope, info_s = geometric_rate_verdict(ns_[informative], groups[:, informative], 1.0, rng=ctx.numpy_rng("bootstrap"))
+    with aside():  # reported beside the exponent test: the constant held at Delta/4 and the semilog decay
+        v_c, info_c = held_out_constant_verdict(q[0.0][0], q[0.0][1], np.ones_like(q[0.0][0]), q[radius][0], q[radius][1],
+                                                np.ones_like(q[radius][0]), side="lower", margin=margin)
+        v_slope, info_s = geometric_rate_verdict(ns_[informative], groups[:, informative], 1.0, rng=ctx.numpy_rng("bootstrap"))
+    en = np.asarray(exact_ns, dtype=float)
+    logP = np.array([exact_miss_log_probability(int(v), DELTA, sigma) for v in exact_ns])
+    D = logP[:-1] - logP[1:] - 0.5 * math.log(2.0)
+    v_exp, info_exp = exponent_verdict(ctx, en[:-1], D[None], theory, param="n",
+                                       values={"alpha": 1.0, "Delta": DELTA, "sigma": sigma}, tol=tol, tight=True,
+                                       deterministic=True)
     logp = np.log(p0.mean(0)[informative])
     r2 = float(np.corrcoef(ns_[informative], logp)[0, 1] ** 2) if informative.sum() >= 3 else float("nan")
-    verdict = combine(parts + [v_c, v_slope])
+    verdict = combine(parts + [v_c, v_slope, v_exp])
     ci0 = q[0.0][2]
     return result_for(
         ctx,
@@ -344,16 +402,21 @@ def c23_misclustering(ctx: Context, *, theory: Bound = S.MISCLUSTER_EXPONENT, ch
         verdict,
         observed={"n": ns_, "misclustering_at_theta_star": p0.mean(0), "misclustering_at_radius": rows[radius].mean(0),
                   "radius": radius, "sigma": sigma, "draws_per_point": p0.shape[0], "loglinear_r2": r2},
-        predicted={"chernoff": ch, "chernoff_compared_at_n": ns_[resolvable], "constant_c": info_c["constant"], "margin": margin},
-        fit={"exponent_constant": info_c, "semilog": info_s},
+        predicted={"chernoff": ch, "chernoff_compared_at_n": ns_[resolvable], "constant_c": info_c["constant"], "margin": margin,
+                   "exponent_of_n": info_exp["predicted_exponent"], "exponent_tolerance": tol,
+                   "exact_miss_probability": {int(v): float(np.exp(lp)) for v, lp in zip(exact_ns, logP)}},
+        fit={"exponent_constant": info_c, "semilog": info_s, "exponent_of_n": info_exp},
         explanation=verdict_words(
             verdict,
             f"At theta = theta* the misclustering frequency stays under the Chernoff curve at every n and falls "
             f"log-linearly in n (factor {info_s['rate']:.2f} per point, R^2 = {r2:.3f}); the exponent constant c = "
             f"{info_c['constant']:.3g} fitted there still bounds the frequencies at distance Delta/4 (worst "
             f"{info_c['worst_test_ratio_to_constant']:.2f} of it): O(1)-point clients are misclustered with probability of "
-            "order one, large clients almost never.",
-            "Some part fails: the Chernoff curve, the log-linear decay, or the constant held at distance Delta/4.",
+            f"order one, large clients almost never. The rate's exponent of n_i, from the exact misclustering probability "
+            f"(n = {exact_ns[0]} to {exact_ns[-1]}), is {info_exp['slope']:.3f} against Lemma 10's "
+            f"{info_exp['predicted_exponent']:.3f}: exp(-c n_i) is the order of the misclustering probability.",
+            f"Some part fails: the Chernoff curve, the log-linear decay, the constant held at distance Delta/4, or the rate's "
+            f"exponent of n_i ({info_exp['slope']:.3f} against {info_exp['predicted_exponent']:.3f}).",
             "The frequencies are too noisy to decide."),
         figure=figspec.figure(figspec.panel(
             rf"Misclustering probability vs $n_i$ ($\sigma={sigma}\Delta$)", r"$n_i$", "P(misclustered)",
@@ -365,13 +428,18 @@ def c23_misclustering(ctx: Context, *, theory: Bound = S.MISCLUSTER_EXPONENT, ch
     )
 
 
-@check("su2022.c24", "Eq. (32): sup_theta |G_j - E G_j| / N falls as sqrt(d k log k / M_eff)", "rate", "holds")
-def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, clients=(50, 100, 200, 400), n: int = 10,
-                          tails=(1.1, 2.0), thetas: int = 16, resamples: int = 6, sigma: float = 0.5,
+@check("su2022.c24", "Eq. (32): sup_theta |G_j - E G_j| / N falls as sqrt(d k log k / M_eff)", "rate", "holds",
+       no_control="a uniform concentration property of the data (eq. (32)), not of an algorithm")
+def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, clients=(50, 100, 200, 400, 800), n: int = 10,
+                          tails=(1.1, 2.0), thetas: int = 8, climbs: int = 2, resamples: int = 6, sigma: float = 0.5,
                           tol: float = 0.2) -> Result:
-    """Spec C24: the largest deviation over ``thetas`` models drawn in the ball of radius Delta/3 around theta*
-    (a lower bound on the sup), with E G_j from ``resamples`` fresh datasets of the same sizes (its Monte Carlo
-    error, a factor sqrt(1 + 1/resamples), is divided out). The verdict sweeps M_eff = M with balanced sizes
+    """Spec C24: the sup over the ball of radius Delta/3 around theta* of |G_j(theta) - E G_j(theta)|/N, with
+    E G_j from ``resamples`` fresh datasets of the same sizes (its Monte Carlo error, a factor sqrt(1 + 1/resamples),
+    is divided out). G_j is piecewise constant in theta (an assignment), so there is no gradient to follow; the sup
+    is searched by a projected random hill climb per replicate: ``thetas`` models drawn in the ball, then ``climbs``
+    rounds in which the best quarter each spawns perturbed copies (step Delta/6, halved each round; every centre
+    projected back into its Delta/3 ball), the best ``thetas`` kept. The result is still a lower bound on the sup
+    (reported beside the random-draw maximum it improves on). The verdict sweeps M_eff = M with balanced sizes
     n_i = 10, so that every client's misclustering probability stays the same: slope -1/2 +- 0.2. Pareto sizes
     are reported beside it: there the big clients, which dominate sum n_i^2, are almost never misclustered,
     so (32) is loose and the deviation does not follow M_eff."""
@@ -381,21 +449,43 @@ def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, 
     def deviation(sizes, stream: str) -> np.ndarray:
         fed0 = federation(ctx, stream, R, sizes, sigma=sigma)
         mod = fed0.model
+        feds = [fed0] + [mod.federation(sizes, ctx.generator(f"{stream}/resample/{b}")) for b in range(resamples)]
+        steps = [Phase2Round(f, 1.0, backend="points") for f in feds]
+        truth = [torch.nn.functional.one_hot(f.z, mod.k).bool()[None] for f in feds]
+        weight = [f.sizes.to(ctx.dtype)[None, None, :, None] for f in feds]
+
+        def dev(th):  # th [T, R, k, d] -> max_j |G_j - E G_j| / N per model and replicate, [T, R]
+            G = []
+            for st, t_oh, w in zip(steps, truth, weight):
+                est = torch.stack([st.losses(th[t]).argmin(-1) for t in range(th.shape[0])])  # [T, R, M]
+                G.append(((t_oh ^ torch.nn.functional.one_hot(est, mod.k).bool()).to(ctx.dtype) * w).sum(2))  # [T, R, k]
+            return (G[0] - torch.stack(G[1:]).mean(0)).abs().amax(-1) / fed0.N / math.sqrt(1 + 1 / resamples)
+
+        def project(th):  # every centre back into its ball of radius Delta/3 around theta*_j
+            off = th - mod.theta[None]
+            norm = torch.linalg.vector_norm(off, dim=-1, keepdim=True)
+            return mod.theta[None] + off * torch.clamp(DELTA / 3 / torch.clamp(norm, min=1e-300), max=1.0)
+
         radius = torch.rand(thetas, generator=gen, dtype=ctx.dtype, device=gen.device) * DELTA / 3
         th = torch.stack([perturbed_centres(ctx, f"{stream}/theta/{t}", mod.theta, float(r)) for t, r in enumerate(radius)])
-
-        def sym_diff(fed):
-            step = Phase2Round(fed, 1.0, backend="points")
-            est = torch.stack([step.losses(th[t]).argmin(-1) for t in range(thetas)])  # [T, R, M]
-            t_oh = torch.nn.functional.one_hot(fed.z, mod.k).bool()[None]
-            e_oh = torch.nn.functional.one_hot(est, mod.k).bool()
-            return ((t_oh ^ e_oh).to(ctx.dtype) * fed.sizes.to(ctx.dtype)[None, None, :, None]).sum(2)  # G_j: [T, R, k]
-
-        G = sym_diff(fed0)
-        EG = torch.stack([sym_diff(mod.federation(sizes, ctx.generator(f"{stream}/resample/{b}"))) for b in range(resamples)]).mean(0)
-        return numpy((G - EG).abs().amax(dim=(0, 2)) / fed0.N / math.sqrt(1 + 1 / resamples))
+        D = dev(th)  # [T, R]
+        first = D.amax(0)
+        keep = max(1, thetas // 4)
+        for c in range(climbs):
+            best = torch.argsort(D, dim=0, descending=True)[:keep]  # [keep, R]
+            parents = torch.gather(th, 0, best[..., None, None].expand(keep, R, mod.k, mod.d))
+            noise = torch.randn((thetas // keep, keep, R, mod.k, mod.d), generator=gen, dtype=ctx.dtype, device=gen.device)
+            noise = noise / torch.linalg.vector_norm(noise, dim=-1, keepdim=True) * (DELTA / 6) / 2 ** c
+            kids = project((parents[None] + noise).reshape(-1, R, mod.k, mod.d))
+            th, D = torch.cat([th, kids]), torch.cat([D, dev(kids)])
+            top = torch.argsort(D, dim=0, descending=True)[:thetas]
+            th = torch.gather(th, 0, top[..., None, None].expand(-1, R, mod.k, mod.d))
+            D = torch.gather(D, 0, top)
+        gains.append(float((D.amax(0) / first).mean()))
+        return numpy(D.amax(0))
 
     x = np.asarray(clients, dtype=float)
+    gains = []  # the climb's sup over the random draws' maximum, per call
     Y = np.stack([deviation(torch.full((int(M),), n, dtype=torch.long), f"M={M}") for M in clients], 1)
     heavy = {}
     for a in tails:
@@ -408,7 +498,9 @@ def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, 
         claim(theory, r"\sup_\theta|G_j(\theta)-\mathbb{E}G_j(\theta)|/N\lesssim\sqrt{dk\log k/M_{\mathrm{eff}}}"),
         verdict,
         observed={"M_eff": x, "sup_deviation_over_N": Y.mean(0), "heavy_tailed": heavy, "thetas": thetas,
-                  "resamples": resamples, "replicates": R, "note": "max over sampled theta: a lower bound on the sup"},
+                  "resamples": resamples, "replicates": R, "climbs": climbs,
+                  "climb_gain_over_random_draws": gains[:len(clients)],
+                  "note": "max over a projected random hill climb in the ball: a lower bound on the sup"},
         predicted={"shape": bound, "fitted_constant": float((Y.mean(0) / bound).max())},
         fit=fit,
         explanation=verdict_words(
@@ -427,7 +519,8 @@ def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, 
     )
 
 
-@check("su2022.c25", "Lemmas 2 and 11: the clustering-error terms are <~ nu log(e/nu) along Phase-2 runs", "bound", "holds")
+@check("su2022.c25", "Lemmas 2 and 11: the clustering-error terms are <~ nu log(e/nu) along Phase-2 runs", "bound", "holds",
+       no_control="a property of the misclustered sets along Phase-2 runs against the lemmas' shapes, not a comparison of algorithms")
 def c25_clustering_terms(ctx: Context, *, lemma2: Bound = S.LEMMA_2, features: Bound = S.LEMMA_11_FEATURES,
                          noise: Bound = S.LEMMA_11_NOISE, clients: int = 300, tail: float = 1.5, sigmas=(0.3, 0.6),
                          rounds: int = 20, start: float = 0.3, margin: float = 2.0) -> Result:
@@ -476,11 +569,15 @@ def c25_clustering_terms(ctx: Context, *, lemma2: Bound = S.LEMMA_2, features: B
             sup[name].append(np.stack(ratios[name], 1).max(1))  # [R]: the largest ratio over rounds and clusters
     parts, infos = [], {}
     rng = ctx.numpy_rng("bootstrap")
+    bounds = {"Lemma 2": lemma2, "Lemma 11 (features)": features, "Lemma 11 (noise)": noise}
     for name, (cal, test) in sup.items():
-        _, _, hi_c = bootstrap_ci(cal[:, None], rng=rng)
-        _, lo_t, hi_t = bootstrap_ci(test[:, None], rng=rng)
-        v, info = held_out_constant_verdict(hi_c, hi_c, [1.0], lo_t, hi_t, [1.0], margin=margin)
-        parts.append(v), infos.update({name: info})
+        v_u, info_u = unit_constant_verdict(ctx, np.stack([cal, test], 1), bounds[name], stream=f"bootstrap/{name}")
+        with aside():  # one constant fitted at the first sigma, held at the second: the shape, reported
+            _, _, hi_c = bootstrap_ci(cal[:, None], rng=rng)
+            _, lo_t, hi_t = bootstrap_ci(test[:, None], rng=rng)
+            v, info = held_out_constant_verdict(hi_c, hi_c, [1.0], lo_t, hi_t, [1.0], margin=margin)
+        parts += [v] + ([v_u] if v_u is not None else [])
+        infos.update({name: {**info, "unit_constant": info_u}})
     misclustered = float(np.mean(np.concatenate(nu_seen) > 0))
     assumptions = [Assumption("some rounds misclustered data (nu_hat > 0)", misclustered > 0, misclustered, "exact",
                               "share of (round, cluster, replicate) entries with nu_hat > 0")]
@@ -503,6 +600,8 @@ def c25_clustering_terms(ctx: Context, *, lemma2: Bound = S.LEMMA_2, features: B
         fit=infos,
         explanation=verdict_words(
             verdict,
+            "All three terms stay under their bounds even with the hidden constants set to 1 (worst ratios "
+            + ", ".join(f"{infos[nm]['unit_constant']['worst_ratio']:.3g}" for nm in names) + "). "
             f"For all three terms, the constant fitted at sigma = {sigmas[0]} bounds every round at sigma = {sigmas[1]} (worst "
             f"{max(worst):.2f} of it), where much more data is misclustered: the clustering error enters Phase 2 only "
             "through the misclustered data share nu, as Lemmas 2 and 11 state.",
@@ -517,83 +616,100 @@ def c25_clustering_terms(ctx: Context, *, lemma2: Bound = S.LEMMA_2, features: B
     )
 
 
-@check("su2022.c26", "Lemma 7: lambda(K_j) lies in [c alpha s N_j/(kappa N), C beta s N_j/N]", "bound", "holds")
-def c26_lemma7(ctx: Context, *, lower: Bound = S.LEMMA_7_LOWER, upper: Bound = S.LEMMA_7_UPPER, multiples=(2, 5, 10, 30, 100),
-               d: int = 10, n: int = 5, settings=((1, 0.5), (5, 0.1), (5, 0.5)), margin: float = 1.25) -> Result:
-    """Spec C26: N_j = c d for c in multiples (two clusters, cluster 1 of size N_1 = c d, cluster 2 of 100 d),
-    FedAvg (s, gamma) in settings. Each constant is fitted at the calibration point N_j = 10 d (the reading of
-    "N_j >~ d") and held fixed at every larger N_j: lambda_max(K_j) <= C beta s N_j/N and lambda_min(K_j) >=
-    c alpha s N_j/(kappa N) for N_j in {30 d, 100 d} (the smaller N_j are reported, not tested); the random-matrix
-    ingredient sigma_min^2(phi_{I_j}) >= alpha N_j - C sqrt(d N_j) (i.e. (alpha N_j - sigma_min^2)/sqrt(d N_j) <= C),
-    fitted at 10 d, is tested at every other N_j."""
+@check("su2022.c26", "Lemma 7: lambda(K_j) lies in [c alpha s N_j/(kappa N), C beta s N_j/N]: both ends of order N_j/N",
+       "bound", "holds", no_control="a property of the cluster matrix K_j of the data, not of an algorithm's behaviour")
+def c26_lemma7(ctx: Context, *, lower: Bound = S.LEMMA_7_LOWER, upper: Bound = S.LEMMA_7_UPPER,
+               multiples=(30, 100, 300, 1000), others=(10, 100, 1000), d: int = 10, n: int = 5,
+               settings=((1, 0.5), (5, 0.1), (5, 0.5)), tol: float = 0.1) -> Result:
+    """Spec C26, tested on its exponents. Lemma 7 brackets both ends of the spectrum of K_j between bounds of the
+    same order, c alpha s N_j/(kappa N) <= lambda_min(K_j) <= lambda_max(K_j) <= C beta s N_j/N: the lemma itself
+    says lambda(K_j) = Theta(N_j/N), so each end is tested as matched from both sides (kind tight) in each sample
+    size it names: N_j (cluster 1 of N_j = c d points, c in ``multiples`` >= 30 so that "N_j >~ d" holds; cluster
+    2 of 100 d, N moving with it) and N (N_j = 100 d, cluster 2 of c d points, c in ``others``), for FedAvg
+    (s, gamma) in ``settings``. The predicted exponent is the Bound's own log-log slope on the grid with alpha,
+    beta, kappa and N at their measured values; tol = 0.1, so an exponent error of 0.25 in N_j or N is outside
+    the interval (the reported power says by how much). alpha, beta, s and kappa are instance constants here,
+    not swept. The random-matrix ingredient sigma_min^2(phi_{I_j}) >= alpha N_j - C sqrt(d N_j) is reported (its
+    exponent in N_j, upper side) as a diagnostic."""
     R = ctx.reps(8, 32)
-    lo_ratio, hi_ratio, rmt = {}, {}, {}
-    for c in multiples:
-        M1, M2 = c * d // n, 100 * d // n
+    ev = {}  # (sweep, c, s, gamma) -> (lambda_min [R], lambda_max [R], values)
+    rmt = {}
+    points = [("N_j", c, c, 100) for c in multiples] + [("N", c, 100, c) for c in others]
+    for sweep, c, c1, c2 in points:
+        M1, M2 = c1 * d // n, c2 * d // n
         z = torch.cat([torch.zeros(M1, dtype=torch.long), torch.ones(M2, dtype=torch.long)])[None].expand(R, -1)
-        mod = model(ctx, f"N1={c}d", R, k=2, d=d)
-        fed = mod.federation(torch.full((M1 + M2,), n, dtype=torch.long), ctx.generator(f"N1={c}d/data"), z=z.to(ctx.torch_device))
-        G, _, _ = fed.gram
-        sv = torch.linalg.eigvalsh(cluster_matrices(fed, fed.z, G))[:, 0]  # Phi_1^T Phi_1 of cluster 0
-        N1 = float(c * d)
-        rmt[c] = numpy((mod.alpha * N1 - sv[:, 0]) / max(math.sqrt(d * N1), d))
+        mod = model(ctx, f"N1={c1}d,N2={c2}d", R, k=2, d=d)
+        fed = mod.federation(torch.full((M1 + M2,), n, dtype=torch.long), ctx.generator(f"N1={c1}d,N2={c2}d/data"),
+                             z=z.to(ctx.torch_device))
+        N1 = float(c1 * d)
+        if sweep == "N_j":
+            G, _, _ = fed.gram
+            sv = torch.linalg.eigvalsh(cluster_matrices(fed, fed.z, G))[:, 0]  # Phi_1^T Phi_1 of cluster 0
+            rmt[c] = numpy(mod.alpha * N1 - sv[:, 0])
         for s, gamma in settings:
             eta = fed.eta_for_gamma(gamma)
             kap = _kappa_of(fed, eta, s)
-            ev = torch.linalg.eigvalsh(contraction_matrices(fed, eta, "fedavg", s)[:, 0])
-            lo_ratio[(c, s, gamma)] = numpy(ev[:, 0]) / np.asarray(lower(alpha=numpy(mod.alpha), s=s, N_j=N1, kappa=kap, N=fed.N))
-            hi_ratio[(c, s, gamma)] = numpy(ev[:, -1]) / np.asarray(upper(beta=numpy(mod.beta), s=s, N_j=N1, N=fed.N))
-    rng = ctx.numpy_rng("bootstrap")
-
-    def ci(values):
-        m, lo, hi = bootstrap_ci(np.asarray(values)[:, None], rng=rng)
-        return float(lo[0]), float(hi[0])
-
-    parts, infos = [], {}
-    admissible = [c for c in multiples if c > 10]
-    for name, table, side in (("lambda_max", hi_ratio, "upper"), ("lambda_min", lo_ratio, "lower")):
+            e = torch.linalg.eigvalsh(contraction_matrices(fed, eta, "fedavg", s)[:, 0])
+            ev[(sweep, c, s, gamma)] = (numpy(e[:, 0]), numpy(e[:, -1]),
+                                        {"alpha": float(numpy(mod.alpha).mean()), "beta": float(numpy(mod.beta).mean()),
+                                         "kappa": float(np.mean(kap)), "s": s, "N_j": N1, "N": float(fed.N)})
+    parts, fits = [], {}
+    for sweep, grid in (("N_j", multiples), ("N", others)):
+        x = np.asarray(grid, dtype=float) * d if sweep == "N_j" else np.array([ev[("N", c) + settings[0]][2]["N"]
+                                                                                for c in grid])
         for s, gamma in settings:
-            cal = ci(table[(10, s, gamma)])
-            test = [ci(table[(c, s, gamma)]) for c in admissible]
-            v, info = held_out_constant_verdict([cal[0]], [cal[1]], [1.0], [t[0] for t in test], [t[1] for t in test],
-                                                np.ones(len(test)), side=side, margin=margin)
-            parts.append(v), infos.update({f"{name} s={s} gamma={gamma}": info})
-    cal = ci(rmt[10])
-    test = [ci(rmt[c]) for c in multiples if c != 10]
-    v_rmt, info_rmt = held_out_constant_verdict([cal[0]], [cal[1]], [1.0], [t[0] for t in test], [t[1] for t in test],
-                                                np.ones(len(test)), margin=margin)
-    parts.append(v_rmt)
+            rows = [ev[(sweep, c, s, gamma)] for c in grid]
+            vals = {key: np.array([r[2][key] for r in rows], dtype=float) for key in ("alpha", "beta", "kappa", "s", "N_j", "N")}
+            vals.pop(sweep)
+            for end, bound, j in (("lambda_min", lower, 0), ("lambda_max", upper, 1)):
+                Y = np.stack([r[j] for r in rows], 1)  # [R, P]
+                v, f = exponent_verdict(ctx, x, Y, bound, param=sweep, values=vals, tol=tol, tight=True)
+                parts.append(v)
+                fits[f"{end} in {sweep} (s={s}, gamma={gamma})"] = f
+    with aside():  # the random-matrix ingredient: a diagnostic of the proof's step, not Lemma 7's statement
+        xr = np.asarray(multiples, dtype=float) * d
+        v_rmt, f_rmt = rate_verdict(xr, np.stack([np.maximum(rmt[c], 1e-12) for c in multiples], 1),
+                                    power_law("N_j", 0.5, "upper", "C sqrt(d N_j)"), param="N_j", tol=tol,
+                                    rng=ctx.numpy_rng("bootstrap/rmt"))
     verdict = combine(parts)
-    lo_means = {c: float(np.mean(lo_ratio[(c, 5, 0.5)])) for c in multiples}
-    x = np.asarray(multiples, dtype=float)
+    table = {k: {"slope": f["slope"], "ci": f["slope_ci"], "predicted": f["predicted_exponent"]} for k, f in fits.items()}
+    off = [k for k, f in fits.items() if not (f["slope_ci"][0] >= f["predicted_exponent"] - tol
+                                             and f["slope_ci"][1] <= f["predicted_exponent"] + tol)]
+    xm = np.asarray(multiples, dtype=float)
+    lo_curve = np.stack([ev[("N_j", c, 5, 0.5)][0] for c in multiples], 1)
     return result_for(
         ctx,
         claim(lower, r"c\alpha sN_j/(\kappa N)\le\lambda_{\min}(K_j)\le\lambda_{\max}(K_j)\le C\beta sN_j/N",
-              text="Lemma 7: w.p. 1 - 2k e^-d, c alpha s N_j/(kappa N) <= lambda_min(K_j) <= lambda_max(K_j) <= C beta s N_j/N, "
-                   "from sigma^2_min(phi(x_{I_j})) >= alpha N_j - C(sqrt(d N_j) v d) and SXY21 Lemma 3."),
+              text="Lemma 7: w.p. 1 - 2k e^-d, c alpha s N_j/(kappa N) <= lambda_min(K_j) <= lambda_max(K_j) <= C beta s N_j/N "
+                   "(both ends of the same order N_j/N, so lambda(K_j) = Theta(N_j/N)); tested by the exponents of N_j and N, "
+                   "each matched from both sides within 0.1."),
         verdict,
-        observed={"N_j_over_d": x, "lambda_min_ratio_s5_gamma05": lo_means,
-                  "lambda_max_ratio_s5_gamma05": {c: float(np.mean(hi_ratio[(c, 5, 0.5)])) for c in multiples},
-                  "rmt_constant_by_N_j": {c: float(np.mean(rmt[c])) for c in multiples}, "replicates": R},
-        predicted={"constants": {k: v["constant"] for k, v in infos.items()}, "rmt_constant": info_rmt["constant"]},
-        fit={**infos, "rmt": info_rmt},
+        observed={"N_j_over_d": xm, "N_over_d_in_N_sweep": [ev[("N", c) + settings[0]][2]["N"] / d for c in others],
+                  "exponents": table, "replicates": R,
+                  "rmt_exponent_in_N_j": {"slope": f_rmt["slope"], "ci": f_rmt["slope_ci"], "bound": 0.5,
+                                          "verdict": v_rmt.value}},
+        predicted={"exponent_tolerance": tol, "exponents": {k: f["predicted_exponent"] for k, f in fits.items()}},
+        fit={**fits, "rmt": f_rmt},
         explanation=verdict_words(
             verdict,
-            f"With constants fitted at N_j = 10 d, c alpha s N_j/(kappa N) <= lambda(K_j) <= C beta s N_j/N holds for every "
-            f"larger N_j and the random-matrix step for every N_j; below 10 d the lower constant degrades (ratio "
-            f"{lo_means[min(multiples)]:.2f} at N_j = {min(multiples)} d against {lo_means[10]:.2f} at 10 d): "
-            "\"N_j >~ d\" hides a constant of about 10.",
-            "A larger N_j breaks a constant fitted at N_j = 10 d.",
-            "The intervals do not decide."),
+            f"Both ends of the spectrum of K_j follow the lemma's order N_j/N: the fitted exponents in N_j (N_j = 30 d to "
+            f"1000 d) and in N (1100 d to 11000 d) match the bounds' within {tol:g} for all three (s, gamma) settings "
+            f"(lambda_min in N_j, s=5, gamma=0.5: {fits['lambda_min in N_j (s=5, gamma=0.5)']['slope']:.3f} against "
+            f"{fits['lambda_min in N_j (s=5, gamma=0.5)']['predicted_exponent']:.3f}; lambda_max "
+            f"{fits['lambda_max in N_j (s=5, gamma=0.5)']['slope']:.3f}); the random-matrix step's deficit alpha N_j - "
+            f"sigma_min^2 grows with exponent {f_rmt['slope']:.2f} in N_j (the proof's sqrt(d N_j): 0.5).",
+            f"An end of the spectrum does not follow N_j/N: {', '.join(off)}.",
+            f"The exponent intervals do not decide ({', '.join(off)})."),
         figure=figspec.figure(figspec.panel(
-            r"$\lambda_{\min}(K_j)/(\alpha sN_j/(\kappa N))$ ($s=5$, $\gamma=0.5$)", r"$N_j/d$", "ratio",
-            [figspec.observed("measured", x, np.stack([lo_ratio[(c, 5, 0.5)] for c in multiples], 1), rng=ctx.numpy_rng("figure")),
-             figspec.line("constant fitted at 10 d", x, infos["lambda_min s=5 gamma=0.5"]["constant"], "bound")],
-            yscale="linear")),
+            r"$\lambda_{\min}(K_j)$ vs $N_j$ ($s=5$, $\gamma=0.5$)", r"$N_j/d$", r"$\lambda_{\min}(K_j)$",
+            [figspec.observed("measured", xm, lo_curve, rng=ctx.numpy_rng("figure")),
+             figspec.line("alpha s N_j/(kappa N)", xm, np.array([lower(**ev[("N_j", c, 5, 0.5)][2]) for c in multiples],
+                                                                 dtype=float), "bound")])),
     )
 
 
-@check("su2022.c27", "Lemma 8: E||B Lambda_j zeta||^2 <= sigma^2 s d ||K_j||/N, and w.h.p. within a constant", "bound", "holds")
+@check("su2022.c27", "Lemma 8: E||B Lambda_j zeta||^2 <= sigma^2 s d ||K_j||/N, and w.h.p. within a constant", "bound", "holds",
+       no_control="a property of the noise term's distribution (Lemma 8), not of an algorithm")
 def c27_lemma8(ctx: Context, *, theory: Bound = S.LEMMA_8_MEAN, quantile_theory: Bound = S.LEMMA_8, clients: int = 60,
                n_range=(1, 30), d: int = 10,
                settings=((1, 0.5), (5, 0.1), (5, 0.5)), noise_draws: int = 2000, margin: float = 2.0) -> Result:
