@@ -19,7 +19,6 @@ expected), 2 bad input, 130 interrupted.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -59,14 +58,6 @@ def add_parser(subparsers):
     return p
 
 
-def default_workers() -> int:
-    """The cores this process may use (the affinity mask where the OS has one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return max(1, os.cpu_count() or 1)
-
-
 def _scheduler_address(text: str) -> str:
     text = (text or "").strip()
     if not text:
@@ -85,7 +76,8 @@ def run(args) -> int:
     from verify.engine import Context
     from verify.registry import select
     from verify.store import ResultStore
-    from verify.sweep import check_grid_names, parse_grid, parse_seeds, points_for, run_points, stability
+    from verify.sweep import (check_grid_names, default_workers, parse_grid, parse_seeds, points_for, run_points,
+                              stability, stored_wall_times)
 
     writable_dir(args.results, "--results")  # every input first: bad input must not cost a long sweep
     to_stdout = args.json == "-"
@@ -130,7 +122,7 @@ def run(args) -> int:
             if not args.quiet and o.traceback:
                 print(o.traceback, file=sys.stderr)
 
-    priority = _stored_wall_times(store, specs)
+    priority = stored_wall_times(store, specs)
     t0 = time.perf_counter()
     outcomes = []
     try:
@@ -188,14 +180,3 @@ def _imports() -> list[str]:
     from verify.registry import imported_by_user
 
     return imported_by_user()
-
-
-def _stored_wall_times(store, specs) -> dict:
-    """Each check's last wall time from the store (longest first on the cluster), 0 when unknown."""
-    out = {}
-    for s in specs:
-        try:
-            out[s.id] = float(store.load(s.id).env.get("wall_time_s", 0.0)) if store.json_path(s.id).exists() else 0.0
-        except Exception:  # noqa: BLE001 - a damaged file only loses its priority
-            out[s.id] = 0.0
-    return out
