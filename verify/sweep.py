@@ -353,6 +353,7 @@ def run_points(points: list[Point], specs: dict, *, settings: dict, store: Resul
 
 def _run_on_dask(todo, *, settings, workers, scheduler, imports, finish, priority) -> None:
     import dask
+    import distributed  # noqa: F401 - its defaults in dask.config first, or leaving the block below drops them
 
     with dask.config.set(DASK_CONFIG):
         _dask_loop(todo, settings=settings, workers=workers, scheduler=scheduler, imports=imports, finish=finish,
