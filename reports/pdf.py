@@ -419,7 +419,18 @@ def _summary_line(results: list[Result]) -> str:
     return s
 
 
-def _front_table(results: list[Result]) -> str:
+def _front_table(results: list[Result], stability: dict | None = None) -> str:
+    """The table of every check; with a ``stability`` column (runs at expected over the seeds of
+    ``fedverify sweep``, reports/stability.py) when the results directory holds sweep points."""
+    if stability:
+        from reports.stability import stability_cell
+
+        rows = [[f"#link(<{_label(i)}>)[{escape(one_line(r.id, 40))}]", escape(one_line(r.title, 160)),
+                 verdict_badge(r.verdict), escape(_verdict_str(r.expected)), check_mark(r.as_expected),
+                 stability_cell(stability.get(r.id)), escape(fmt_duration(_wall(r)))] for i, r in enumerate(results)]
+        return table(["id", "title", "verdict", "expected", "as exp.", "stability", "wall time"], rows,
+                     columns=["auto", "1fr", "auto", "auto", "auto", "auto", "auto"],
+                     align=["left", "left", "left", "left", "center", "right", "right"], size="8.5pt")
     rows = []
     for i, r in enumerate(results):
         rows.append([
@@ -527,7 +538,7 @@ def _papers_table(results: list[Result]) -> str:
 
 
 def _front(results: list[Result], built: str, paper: str | None, results_dir: Path,
-           unreadable: list[tuple[str, str]]) -> str:
+           unreadable: list[tuple[str, str]], stability: dict | None = None) -> str:
     papers = sorted({r.paper for r in results})
     out = [
         '#block(below: 0.7em, text(size: 22pt, weight: "bold")[fedverify])',
@@ -545,7 +556,7 @@ def _front(results: list[Result], built: str, paper: str | None, results_dir: Pa
         out.append(f"#note[{escape(str(len(unreadable)))} result file(s) could not be read; see Environment.]")
     if len(papers) > 1:
         out.append(_papers_table(results))
-    out.append(_front_table(results))
+    out.append(_front_table(results, stability))
     out.append("#pagebreak(weak: true)\n\n" + _ledger(results))
     return "\n\n".join(out)
 
@@ -647,7 +658,10 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
         build = Path(tmp)
         assets = _make_all_assets(results, build)
 
-        front = _front(results, built, paper, results_dir, unreadable)
+        from reports.stability import load_stability, stability_page
+
+        stab_rows, stab_points = load_stability(results_dir, paper)  # fedverify sweep's points, if any
+        front = _front(results, built, paper, results_dir, unreadable, stab_rows)
         checks: list[str] = []
         current = None
         for i, r in enumerate(results):
@@ -660,6 +674,8 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
         header_right = escape(built)
 
         sections = [front, *checks, env]
+        if stab_rows:  # after the environment: _repair counts the check sections from sections[1]
+            sections.append(stability_page(stab_rows, stab_points, build, {r.id: _label(i) for i, r in enumerate(results)}))
         source = render_document(sections, header_right)
         try:
             pdf = _compile(source, build, timestamp=ts)
