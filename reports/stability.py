@@ -87,8 +87,9 @@ def _quote(s: str) -> str:
 
 def _sweep_figure(cid: str, pts: list, path: Path):
     """A success curve: x = the first numeric grid keyword with more than one value; lines = the other
-    keywords' values. y = the share of runs with ``observed["sweep_success"]`` true (the check's own
-    success criterion, e.g. IFCA's min-dist threshold), else at the expected verdict."""
+    keywords' values. y = the check's own success share ``observed["sweep_success"]`` over its
+    ``observed["sweep_trials"]`` trials (e.g. IFCA's min-dist threshold over data seeds), pooled over the
+    sweep's seeds, else the share of runs at the expected verdict."""
     import numpy as np
 
     from verify.fit import proportion_ci
@@ -107,21 +108,26 @@ def _sweep_figure(cid: str, pts: list, path: Path):
     lines: dict[tuple, dict] = {}
     for _, g, r in gridded:
         key = tuple((k, v) for k, v in g.items() if k != xname)
-        ok = bool(r.observed["sweep_success"]) if own else r.as_expected
         k_n = lines.setdefault(key, {}).setdefault(g[xname], [0, 0])
-        k_n[0] += int(ok)
-        k_n[1] += 1
+        if own:  # a share over the check's own trials (its replicates), or one success/failure
+            trials = int(r.observed.get("sweep_trials", 1))
+            k_n[0] += int(round(float(r.observed["sweep_success"]) * trials))
+            k_n[1] += trials
+        else:
+            k_n[0] += int(r.as_expected)
+            k_n[1] += 1
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.2, 3.4), dpi=150)
-    for key, by_x in sorted(lines.items(), key=lambda kv: str(kv[0])):
+    for key, by_x in sorted(lines.items(), key=lambda kv: [(k, (0, v) if isinstance(v, (int, float)) else (1, str(v)))
+                                                           for k, v in kv[0]]):
         xs = sorted(by_x)
         est = [proportion_ci(*by_x[x]) for x in xs]
         label = ", ".join(f"{k}={v}" for k, v in key) or "all"
-        ax.plot(xs, [e[0] for e in est], marker="o", label=label + f" ({by_x[xs[0]][1]} seeds)")
+        ax.plot(xs, [e[0] for e in est], marker="o", label=label + f" ({by_x[xs[0]][1]} trials)")
         ax.fill_between(xs, [e[1] for e in est], [e[2] for e in est], alpha=0.15)
     ax.set_xlabel(xname)
     ax.set_ylabel("success" if own else "at expected")
