@@ -57,8 +57,11 @@ SWEEP_DIR = "sweep"
 
 
 def canonical_grid(grid: dict | None) -> dict:
-    """A grid point as plain JSON data with its names sorted (what the store records)."""
-    return {str(k): grid[k] for k in sorted(grid)} if grid else {}
+    """A grid point as plain JSON data with its names sorted (what the store records; tuples become lists,
+    as they come back from the file, so that a rerun key compares equal to the stored one)."""
+    if not grid:
+        return {}
+    return json.loads(json.dumps({str(k): grid[k] for k in sorted(grid)}, allow_nan=True, default=repr))
 
 
 def grid_key(grid: dict | None) -> str:

@@ -420,7 +420,11 @@ def stability(rows: Iterable[tuple[str, int, dict, Result]]) -> list[dict]:
         else:
             g["off"].append({"seed": seed, "verdict": res.verdict.value, "expected": res.expected.value})
     out = []
-    for (cid, gk), g in sorted(groups.items(), key=lambda kv: (check_sort_key(kv[0][0]), kv[0][1])):
+    def order(kv):  # check order, then the grid's values (numbers as numbers)
+        return check_sort_key(kv[0][0]), [(k, (0, v) if isinstance(v, (int, float)) else (1, repr(v)))
+                                          for k, v in kv[1]["grid"].items()]
+
+    for (cid, gk), g in sorted(groups.items(), key=order):
         _, lo, hi = proportion_ci(g["at_expected"], g["runs"])
         out.append({"id": g["id"], "grid": g["grid"], "runs": g["runs"], "at_expected": g["at_expected"],
                     "ci": [lo, hi], "off": sorted(g["off"], key=lambda o: o["seed"])})

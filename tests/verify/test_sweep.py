@@ -193,3 +193,12 @@ def test_dask_cli_cluster_survives_a_killed_worker(capsys, tmp_path, sweep_cli, 
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait(10)
+
+
+def test_tuple_grid_values_are_found_again(tmp_path, one_torch_thread):
+    """A tuple value comes back from the JSON file as a list; the rerun key must still match."""
+    specs = select([CHEAP[0]])
+    pts = points_for(specs, [0], parse_grid(["half_steps=(2,4),(2,10)"]))
+    kw = dict(settings=SETTINGS, store=ResultStore(tmp_path), workers=1)
+    assert [o.status for o in run_points(pts, {s.id: s for s in specs}, **kw)] == ["ran", "ran"]
+    assert [o.status for o in run_points(pts, {s.id: s for s in specs}, **kw)] == ["stored", "stored"]
