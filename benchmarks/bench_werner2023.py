@@ -133,7 +133,8 @@ def bench_fc_round_scaling(device: str, repeat: int, R=16, d=64, Ns=(32, 64, 128
             _, cpu[N], _ = timed(lambda: _round(prob, x), repeat)
     ratios = [cpu[b] / cpu[a] for a, b in zip(Ns[:-1], Ns[1:])]
     return {"name": "fc_round_scaling", "size": {"R": R, "d": d, "N": list(Ns), "M": M},
-            "baseline": f"single-thread CPU time of a round at N = {Ns[-1]} over N = {Ns[-2]} (expected 4: O(N^2))",
+            "baseline": "scaling",
+            "baseline_detail": f"single-thread CPU time of a round at N = {Ns[-1]} over N = {Ns[-2]} (expected 4: O(N^2))",
             "baseline_s": cpu[Ns[-1]], "fedverify_s": cpu[Ns[-2]], "ratio": ratios[-1],
             "cpu_times_s": {str(k): v for k, v in cpu.items()}, "wall_times_s": {str(k): v for k, v in wall.items()},
             "cpu_doubling_ratios": ratios, "wall_doubling_ratios": [wall[b] / wall[a] for a, b in zip(Ns[:-1], Ns[1:])],
