@@ -202,3 +202,19 @@ def test_tuple_grid_values_are_found_again(tmp_path, one_torch_thread):
     kw = dict(settings=SETTINGS, store=ResultStore(tmp_path), workers=1)
     assert [o.status for o in run_points(pts, {s.id: s for s in specs}, **kw)] == ["ran", "ran"]
     assert [o.status for o in run_points(pts, {s.id: s for s in specs}, **kw)] == ["stored", "stored"]
+
+
+@pytest.mark.slow  # a second LocalCluster start (15-35 s on 2 loaded cores); benchmarks/bench_sweep.py compares too
+def test_run_with_two_workers_equals_run_in_process(capsys, tmp_path, one_torch_thread):
+    """`fedverify run --workers 2`: the same Results as in this process, stored at the top-level files."""
+    docs = {}
+    for w in ("1", "2"):
+        code = cli.main(["run", *CHEAP, "--workers", w, "--results", str(tmp_path / w), "--quiet",
+                         "--json", str(tmp_path / f"{w}.json")])
+        out = capsys.readouterr().out
+        assert code == 0 and "2 as expected" in out
+        docs[w] = {r["id"]: comparable(r) for r in json.loads((tmp_path / f"{w}.json").read_text())}
+        assert all((tmp_path / w / f"{c}.json").exists() for c in CHEAP)
+    assert docs["1"] == docs["2"]
+    code = cli.main(["run", *CHEAP, "--workers", "2", "--results", str(tmp_path / "2")])
+    assert code == 0 and capsys.readouterr().out.count("(stored; --force reruns)") == 2
