@@ -9,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -67,6 +66,7 @@ def sequential(tmp_path, ids, seeds) -> dict:
 
 
 def test_entry_point_is_declared():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert meta["project"]["entry-points"]["fedverify.commands"]["sweep"] == "verify.cli_sweep"
     assert any(d.startswith("dask[distributed]") for d in meta["project"]["dependencies"])
