@@ -48,13 +48,13 @@ class one_thread:
         torch.set_num_threads(self.saved)
 
 
-def _compare(name, size, baseline, fn_ours, fn_base, ctx, repeat) -> dict:
+def _compare(name, size, baseline, fn_ours, fn_base, ctx, repeat, kind: str = "literal-loop") -> dict:
     fn_ours()  # warm-up
     fv_s, _, ours = timed(fn_ours, repeat)
     with one_thread():
         _, fv_cpu, _ = timed(fn_ours, repeat)
     base_s, base_cpu, theirs = timed(fn_base, 1)
-    rec = record(name, size, baseline, base_s, fv_s, ours.cpu().numpy(), theirs, 1e-9, ctx, repeat)
+    rec = record(name, size, baseline, base_s, fv_s, ours.cpu().numpy(), theirs, 1e-9, ctx, repeat, kind)
     return {**rec, "baseline_cpu_s": base_cpu, "fedverify_cpu_s": fv_cpu, "cpu_ratio": base_cpu / fv_cpu,
             "threads": torch.get_num_threads()}
 
@@ -117,7 +117,8 @@ def bench_fc_round_client_loop(device: str, repeat: int, R=16, N=256, d=64) -> d
     prob, x = _instance(ctx, R, N, d)
     return _compare("fc_round_client_loop", {"R": R, "N": N, "d": d, "M": M},
                     "loops over replicates and clients i; each client's gradients and clustering vectorised in numpy",
-                    lambda: _round(prob, x), lambda: _loop_over_replicates(fc_round_client_loop, prob, x), ctx, repeat)
+                    lambda: _round(prob, x), lambda: _loop_over_replicates(fc_round_client_loop, prob, x), ctx, repeat,
+                    kind="client-loop")
 
 
 def bench_fc_round_scaling(device: str, repeat: int, R=16, d=64, Ns=(32, 64, 128, 256, 512)) -> dict:
@@ -132,7 +133,8 @@ def bench_fc_round_scaling(device: str, repeat: int, R=16, d=64, Ns=(32, 64, 128
             _, cpu[N], _ = timed(lambda: _round(prob, x), repeat)
     ratios = [cpu[b] / cpu[a] for a, b in zip(Ns[:-1], Ns[1:])]
     return {"name": "fc_round_scaling", "size": {"R": R, "d": d, "N": list(Ns), "M": M},
-            "baseline": f"single-thread CPU time of a round at N = {Ns[-1]} over N = {Ns[-2]} (expected 4: O(N^2))",
+            "baseline": "scaling",
+            "baseline_detail": f"single-thread CPU time of a round at N = {Ns[-1]} over N = {Ns[-2]} (expected 4: O(N^2))",
             "baseline_s": cpu[Ns[-1]], "fedverify_s": cpu[Ns[-2]], "ratio": ratios[-1],
             "cpu_times_s": {str(k): v for k, v in cpu.items()}, "wall_times_s": {str(k): v for k, v in wall.items()},
             "cpu_doubling_ratios": ratios, "wall_doubling_ratios": [wall[b] / wall[a] for a, b in zip(Ns[:-1], Ns[1:])],

@@ -500,7 +500,11 @@ def _has_finding(r: Result) -> bool:
     return bool(r.finding) or r.tightness in ("loose", "vacuous")
 
 
-def _front_table(results: list[Result]) -> str:
+def _front_table(results: list[Result], stability: dict | None = None) -> str:
+    """The table of every check, findings first, with a ``stability`` column (runs at expected over the seeds of
+    ``fedverify sweep``, reports/stability.py) when the results directory holds sweep points."""
+    from reports.stability import stability_cell
+
     rows = []
     order = sorted(range(len(results)), key=lambda i: not _has_finding(results[i]))  # stable: findings first
     for i in order:
@@ -513,11 +517,14 @@ def _front_table(results: list[Result]) -> str:
             _verdict_cell(r),
             escape(_verdict_str(r.expected)),
             check_mark(r.as_expected),
+            *([stability_cell(stability.get(r.id))] if stability else []),
             escape(fmt_duration(_wall(r))),
         ])
-    return table(["check", "paper ref.", "title", "kind", "verdict", "expected", "as exp.", "wall time"], rows,
-                 columns=["auto", "0.7fr", "1.3fr", "auto", "auto", "auto", "auto", "auto"],
-                 align=["left", "left", "left", "left", "left", "left", "center", "right"], size="8pt")
+    stab = ["stability"] if stability else []
+    return table(["check", "paper ref.", "title", "kind", "verdict", "expected", "as exp.", *stab, "wall time"], rows,
+                 columns=["auto", "0.7fr", "1.3fr", "auto", "auto", "auto", "auto", *(["auto"] * len(stab)), "auto"],
+                 align=["left", "left", "left", "left", "left", "left", "center", *(["right"] * len(stab)), "right"],
+                 size="8pt")
 
 
 def _ledger(results: list[Result]) -> str:
@@ -625,7 +632,7 @@ def _papers_table(results: list[Result]) -> str:
 
 
 def _front(results: list[Result], built: str, paper: str | None, results_dir: Path,
-           unreadable: list[tuple[str, str]]) -> str:
+           unreadable: list[tuple[str, str]], stability: dict | None = None) -> str:
     papers = sorted({r.paper for r in results})
     out = [
         '#block(below: 0.7em, text(size: 22pt, weight: "bold")[fedverify])',
@@ -646,7 +653,7 @@ def _front(results: list[Result], built: str, paper: str | None, results_dir: Pa
     out.append("#pagebreak(weak: true)\n\n" + _ledger(results))
     out.append("#pagebreak(weak: true)\n\n= Every check at a glance\n\n#note[Checks with a finding first (errata, "
                "remarks, loose or vacuous bounds), then the others; each row links to its section.]")
-    out.append(_front_table(results))
+    out.append(_front_table(results, stability))
     return "\n\n".join(out)
 
 
@@ -752,7 +759,10 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
         build = Path(tmp)
         assets = _make_all_assets(results, build)
 
-        front = _front(results, built, paper, results_dir, unreadable)
+        from reports.stability import load_stability, stability_page
+
+        stab_rows, stab_points = load_stability(results_dir, paper)  # fedverify sweep's points, if any
+        front = _front(results, built, paper, results_dir, unreadable, stab_rows)
         checks: list[str] = []
         flow: set[int] = set()  # section indices that follow on the same page (a paper's checks after its first)
         current = None
@@ -771,6 +781,8 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
 
         searched = search_section(results_dir, paper)
         sections = [front, *checks, *([searched] if searched else []), env]
+        if stab_rows:  # after the environment: _repair counts the check sections from sections[1]
+            sections.append(stability_page(stab_rows, stab_points, build, {r.id: _label(i) for i, r in enumerate(results)}))
         source = render_document(sections, header_right, flow)
         try:
             pdf = _compile(source, build, timestamp=ts)

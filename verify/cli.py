@@ -83,6 +83,9 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
     run.add_argument("--strict", action="store_true", help="exit 1 when any verdict differs from its expected verdict")
     run.add_argument("--force", action="store_true", help="rerun checks already stored with the same settings")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--workers", type=int_type("--workers", 1), default=None,
+                     help="worker processes (a local Dask cluster, one torch thread each; default: the number of "
+                          "cores with --all or --paper, else 1 = in this process)")
 
     show = sub.add_parser("show", help="show one stored Result")
     show.add_argument("id", metavar="ID")
@@ -202,6 +205,11 @@ def cmd_run(args) -> int:
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
         raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
     store = ResultStore(args.results)
+    from verify.sweep import default_workers
+
+    workers = args.workers if args.workers is not None else (default_workers() if args.all or args.paper else 1)
+    if workers > 1 and len(specs) > 1:
+        return _run_on_cluster(args, specs, store, workers)
     results, failed, too_big = [], [], []
     bar = None
     if not args.quiet and sys.stderr.isatty():
@@ -260,6 +268,72 @@ def cmd_run(args) -> int:
     print(f"{len(results)} results in {store.root}/ ({time.perf_counter() - t_start:.1f}s); "
           f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""),
           file=sys.stderr if args.json == "-" else sys.stdout)
+    if failed:
+        return 1
+    if too_big:
+        print(f"{PROG} run: error: --replicates: {args.replicates} replicates need more memory than this machine "
+              f"has for {', '.join(too_big)}; choose fewer", file=sys.stderr)
+        return 2
+    if args.strict and mismatched:
+        print(f"--strict: verdicts differ from expected for {', '.join(mismatched)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_on_cluster(args, specs, store, workers: int) -> int:
+    """``fedverify run --workers N``: the same checks, one Dask task each on a local cluster of N worker
+    processes with one thread each (verify/sweep.py); each Result stored at its top-level file as it
+    arrives, in the run's order in ``--json``, exit codes as in this process."""
+    from verify.sweep import Point, run_points, stored_wall_times
+
+    settings = {"fidelity": args.fidelity, "replicates": args.replicates, "device": args.device,
+                "float32_on_cuda": args.dtype == "float32"}
+    bar = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(specs), unit="check", file=sys.stderr, dynamic_ncols=True, leave=False)
+    say = (bar.write if bar else print)
+    failed, too_big = [], []
+
+    def on_outcome(o) -> None:
+        cid = o.point.check_id
+        if o.status == "stored":
+            say(f"  = {cid:<18} {o.result.verdict.value:<14} (stored; --force reruns)")
+        elif o.status == "ran":
+            mark = "✓" if o.result.as_expected else "✗"
+            say(f"  {mark} {cid:<18} {o.result.verdict.value:<14} expected {o.result.expected.value:<14} "
+                f"{o.result.env.get('wall_time_s', 0):6.2f}s")
+        elif args.replicates is not None and _out_of_memory(o.error):
+            too_big.append(cid)
+            say(f"  ! {cid:<18} too large for this machine at --replicates {args.replicates} ({_allocation(o.error)})")
+        else:
+            failed.append(cid)
+            say(f"  ! {cid:<18} FAILED: {type(o.error).__name__}: {o.error}")
+            if not args.quiet and o.traceback:
+                print(o.traceback, file=sys.stderr)
+        if bar:
+            bar.update(1)
+
+    priority = stored_wall_times(store, specs)  # the longest checks first
+    t_start = time.perf_counter()
+    outcomes = []
+    try:
+        outcomes = run_points([Point(s.id, args.seed, {}) for s in specs], {s.id: s for s in specs}, settings=settings,
+                              store=store, force=args.force, workers=workers, top_level=True,
+                              on_outcome=on_outcome, priority=priority)
+    except KeyboardInterrupt:
+        if bar:
+            bar.close()
+        print(f"{PROG}: interrupted; the finished results are kept in {store.root}/", file=sys.stderr)
+        return 130
+    if bar:
+        bar.close()
+    results = [o.result for o in outcomes if o.result is not None]
+    _write_json(args.json, results)
+    mismatched = [r.id for r in results if not r.as_expected]
+    print(f"{len(results)} results in {store.root}/ ({time.perf_counter() - t_start:.1f}s, {workers} workers); "
+          f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""))
     if failed:
         return 1
     if too_big:

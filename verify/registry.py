@@ -248,6 +248,13 @@ def result_for(ctx: Context, claim: Claim, verdict, **fields) -> Result:
 
 # -- where the checks come from ------------------------------------------------------------------
 _plugin_errors: dict[str, str] = {}
+_user_imports: list[str] = []
+
+
+def imported_by_user() -> list[str]:
+    """The modules named by ``--import`` and ``$FEDVERIFY_CHECKS`` so far (files as absolute paths),
+    which worker processes of a sweep import too."""
+    return list(_user_imports)
 
 
 def _import_with_submodules(name: str) -> None:
@@ -266,6 +273,10 @@ def import_modules(names, source: str = "--import") -> None:
     """Import check modules named by the user: a module name (found on the path, the current directory
     first, as ``python -m`` does) or a ``.py`` file. A module that cannot be imported is bad input."""
     names = [n.strip() for n in names if n and n.strip()]
+    for n in names:  # remembered for worker processes (fedverify sweep), files by absolute path
+        n = str(Path(n).resolve()) if n.endswith(".py") else n
+        if n not in _user_imports:
+            _user_imports.append(n)
     if names and "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     for name in names:

@@ -1,0 +1,220 @@
+"""``fedverify sweep`` with the real engine: a LocalCluster of two worker processes, and a cluster of
+``dask scheduler`` / ``dask worker`` processes on 127.0.0.1 with one worker killed mid-sweep; each
+against a sequential run of the same points in this process."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from verify import cli
+from verify.registry import select
+from verify.store import ResultStore
+from verify.sweep import Point, parse_grid, parse_seeds, points_for, run_points, stability
+
+ROOT = Path(__file__).resolve().parents[2]
+CHEAP = ("su2022.c04", "allouah2025.c18")  # about 0.15 s each, random data: the seed moves their numbers
+SETTINGS = {"fidelity": "quick", "replicates": None, "device": "cpu"}
+
+
+@pytest.fixture
+def sweep_cli(monkeypatch):
+    """``fedverify sweep`` through cli.main; a checkout that is not pip-installed has no entry point yet."""
+    import verify.cli_sweep
+
+    mods = cli.command_modules()
+    if "sweep" not in mods:
+        monkeypatch.setattr(cli, "command_modules", lambda: {**mods, "sweep": verify.cli_sweep})
+
+
+@pytest.fixture
+def one_torch_thread():
+    """The workers run with one torch thread; the sequential reference does too (same reductions)."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def sweep(capsys, *argv):
+    try:
+        code = cli.main(["sweep", *argv])
+    except SystemExit as exc:  # argparse's own errors (one line, exit 2)
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def comparable(result_dict: dict) -> dict:
+    """A Result without what legitimately differs between two runs (wall time, process, command line)."""
+    return {k: v for k, v in result_dict.items() if k not in ("env", "point")}
+
+
+def sequential(tmp_path, ids, seeds) -> dict:
+    specs = select(list(ids))
+    outs = run_points(points_for(specs, seeds, {}), {s.id: s for s in specs}, settings=SETTINGS,
+                      store=ResultStore(tmp_path / "sequential"), workers=1)
+    assert all(o.status == "ran" for o in outs)
+    return {(o.point.check_id, o.point.seed): comparable(o.result.to_dict()) for o in outs}
+
+
+def test_entry_point_is_declared():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["entry-points"]["fedverify.commands"]["sweep"] == "verify.cli_sweep"
+    assert any(d.startswith("dask[distributed]") for d in meta["project"]["dependencies"])
+
+
+def test_seeds_and_grid_parse():
+    assert parse_seeds("0-3,7") == [0, 1, 2, 3, 7] and parse_seeds("5") == [5]
+    assert parse_grid(["m=50,100", "ns=(4,16),(8,32)", "rule='median',cwtm"]) == {
+        "m": [50, 100], "ns": [(4, 16), (8, 32)], "rule": ["median", "cwtm"]}
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["werner2023.c99"], "ID"),
+    ([], "ID"),
+    ([CHEAP[0], "--seeds", "3-1"], "--seeds"),
+    ([CHEAP[0], "--seeds", "a"], "--seeds"),
+    ([CHEAP[0], "--grid", "d"], "--grid"),
+    ([CHEAP[0], "--grid", "no_such_keyword=1,2"], "--grid"),
+    ([CHEAP[0], "--grid", "d=1", "--grid", "d=2"], "--grid"),
+    ([CHEAP[0], "--scheduler", "nowhere"], "--scheduler"),
+    ([CHEAP[0], "--workers", "0"], "--workers"),
+])
+def test_bad_input_one_line_exit_2(capsys, tmp_path, sweep_cli, argv, flag):
+    code, out, err = sweep(capsys, *argv, "--results", str(tmp_path / "r"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and flag in err, err
+    assert not (tmp_path / "r").exists()  # nothing ran
+
+
+def test_local_cluster_matches_sequential_and_reruns_nothing(capsys, tmp_path, sweep_cli, one_torch_thread):
+    ref = sequential(tmp_path, CHEAP, [0, 1, 2])
+    res, out_json = tmp_path / "r", tmp_path / "sweep.json"
+    code, out, err = sweep(capsys, *CHEAP, "--seeds", "0-2", "--workers", "2", "--results", str(res),
+                           "--json", str(out_json))
+    assert code == 0, err
+    doc = json.loads(out_json.read_text())
+    got = {(r["id"], r["point"]["seed"]): comparable(r) for r in doc["results"]}
+    assert len(doc["results"]) == 6 and got == ref
+    assert ref[(CHEAP[0], 0)]["observed"] != ref[(CHEAP[0], 1)]["observed"]  # the seed matters
+    assert {r["env"]["torch_threads"] for r in doc["results"]} == {1}
+    assert sorted((s["id"], s["runs"], s["grid"] == {}) for s in doc["stability"]) == sorted((c, 3, True) for c in CHEAP)
+    assert all(s["at_expected"] == 3 and s["ci"][1] == 1.0 and 0 < s["ci"][0] < 1 for s in doc["stability"])
+    # seed 0 is the top-level file `fedverify run` writes; the other seeds under sweep/
+    assert (res / f"{CHEAP[0]}.json").exists() and (res / "sweep" / CHEAP[0] / "s2.json").exists()
+    code, out, err = sweep(capsys, *CHEAP, "--seeds", "0-2", "--workers", "2", "--results", str(res), "--quiet")
+    assert code == 0 and "0 ran, 6 stored" in out
+    code, out, err = sweep(capsys, "--results", str(res), CHEAP[0], "--seeds", "0-2", "--workers", "1", "--quiet",
+                           "--grid", "clients=200,300")
+    assert code == 0 and "6 ran, 0 stored" in out  # grid points are new points
+
+
+def test_grid_points_are_stored_apart_and_counted_apart(tmp_path, one_torch_thread):
+    specs = select([CHEAP[0]])
+    grid = parse_grid(["clients=200,300"])
+    outs = run_points(points_for(specs, [0, 1], grid), {s.id: s for s in specs}, settings=SETTINGS,
+                      store=ResultStore(tmp_path), workers=1)
+    assert [o.point.grid for o in outs] == [{"clients": 200}] * 2 + [{"clients": 300}] * 2
+    table = stability((o.point.check_id, o.point.seed, o.point.grid, o.result) for o in outs)
+    assert sorted((t["grid"]["clients"], t["runs"]) for t in table) == [(200, 2), (300, 2)]
+    pts, bad = ResultStore(tmp_path).load_points(CHEAP[0])
+    assert not bad and len(pts) == 4 and all(r.env["overrides"] == {"clients": repr(g["clients"])} for _, g, r in pts)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_dask_cli_cluster_survives_a_killed_worker(capsys, tmp_path, sweep_cli, one_torch_thread):
+    """`dask scheduler` and two `dask worker` processes from the venv; one worker is killed (SIGKILL, the
+    whole process group) once the first Result is stored; the scheduler gives its task to the other."""
+    from distributed import Client
+
+    ids, seeds = ("dutta2023.c01", "dutta2023.c02"), list(range(5))
+    ref = sequential(tmp_path, ids, seeds)
+    dask_cmd = str(Path(sys.executable).parent / "dask")
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    procs = [subprocess.Popen([dask_cmd, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              env=env, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)]
+    try:
+        time.sleep(1.0)
+        for i in range(2):
+            procs.append(subprocess.Popen([dask_cmd, "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1",
+                                           "--nworkers", "1", "--no-dashboard", "--name", f"w{i}"],
+                                          env=env, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL))
+        with Client(f"tcp://127.0.0.1:{port}", timeout="30s") as c:
+            c.wait_for_workers(2, timeout=60)
+        res = tmp_path / "r"
+        killed = {}
+
+        def kill_first_worker_after_first_result():
+            deadline = time.time() + 120
+            while time.time() < deadline:
+                if list(res.glob("*.json")) or list(res.glob("sweep/*/*.json")):
+                    killed["alive_sweep"] = True
+                    os.killpg(procs[1].pid, signal.SIGKILL)
+                    killed["at"] = time.time()
+                    return
+                time.sleep(0.02)
+
+        watcher = threading.Thread(target=kill_first_worker_after_first_result, daemon=True)
+        watcher.start()
+        argv = [*ids, "--seeds", "0-4", "--scheduler", f"tcp://127.0.0.1:{port}", "--results", str(res)]
+        code, out, err = sweep(capsys, *argv, "--json", str(tmp_path / "a.json"))
+        t_end = time.time()
+        watcher.join(5)
+        assert code == 0, err
+        assert "at" in killed and killed["at"] < t_end and procs[1].wait(10) is not None  # killed mid-sweep
+        doc = json.loads((tmp_path / "a.json").read_text())
+        keys = [(r["id"], r["point"]["seed"]) for r in doc["results"]]
+        assert sorted(keys) == sorted(ref) and len(set(keys)) == len(keys) == 10  # every Result once
+        assert {k: comparable(r) for k, r in zip(keys, doc["results"])} == ref  # equal to the sequential run
+        st = ResultStore(res)
+        for cid, seed in ref:  # intact on disk
+            assert comparable(st.load(cid, seed=seed).to_dict()) == ref[(cid, seed)]
+        assert len(doc["stability"]) == 2 and all(s["runs"] == 5 for s in doc["stability"])
+        code, out, err = sweep(capsys, *argv, "--quiet")
+        assert code == 0 and "0 ran, 10 stored" in out  # the same command again reruns nothing
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(10)
+
+
+def test_tuple_grid_values_are_found_again(tmp_path, one_torch_thread):
+    """A tuple value comes back from the JSON file as a list; the rerun key must still match."""
+    specs = select([CHEAP[0]])
+    pts = points_for(specs, [0], parse_grid(["half_steps=(2,4),(2,10)"]))
+    kw = dict(settings=SETTINGS, store=ResultStore(tmp_path), workers=1)
+    assert [o.status for o in run_points(pts, {s.id: s for s in specs}, **kw)] == ["ran", "ran"]
+    assert [o.status for o in run_points(pts, {s.id: s for s in specs}, **kw)] == ["stored", "stored"]
+
+
+@pytest.mark.slow  # a second LocalCluster start (15-35 s on 2 loaded cores); benchmarks/bench_sweep.py compares too
+def test_run_with_two_workers_equals_run_in_process(capsys, tmp_path, one_torch_thread):
+    """`fedverify run --workers 2`: the same Results as in this process, stored at the top-level files."""
+    docs = {}
+    for w in ("1", "2"):
+        code = cli.main(["run", *CHEAP, "--workers", w, "--results", str(tmp_path / w), "--quiet",
+                         "--json", str(tmp_path / f"{w}.json")])
+        out = capsys.readouterr().out
+        assert code == 0 and "2 as expected" in out
+        docs[w] = {r["id"]: comparable(r) for r in json.loads((tmp_path / f"{w}.json").read_text())}
+        assert all((tmp_path / w / f"{c}.json").exists() for c in CHEAP)
+    assert docs["1"] == docs["2"]
+    code = cli.main(["run", *CHEAP, "--workers", "2", "--results", str(tmp_path / "2")])
+    assert code == 0 and capsys.readouterr().out.count("(stored; --force reruns)") == 2
