@@ -467,7 +467,8 @@ def identity_verdict(observed, expected, rtol: float, atol=0.0) -> tuple[Verdict
                             f"max absolute error {err.max():.3g} against the tolerance {tol:.3g}")
     return v, {
         "max_abs_error": float(err.max()),
-        "max_rel_error": float(rel.max()),  # over the points where it is defined (expected value not 0)
+        # over the points where it is defined (expected value not 0); None where it is defined nowhere
+        "max_rel_error": float(rel.max()) if np.isfinite(rel.max()) else None,
         "expected_zero_points": int(np.sum(~defined)),
         "rtol": rtol,
         "atol": atol,
