@@ -26,6 +26,8 @@ import re
 import struct
 import tempfile
 from collections import Counter
+
+import numpy as np
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -191,12 +193,58 @@ def _short_error(e: BaseException, n: int = 240) -> str:
     return msg if len(msg) <= n else msg[: n - 1] + "…"
 
 
-def _make_assets(i: int, r: Result, build: Path) -> Assets:
-    from reports.figures import render_figure, render_latex
+def _figure_key(r: Result) -> str:
+    """What a figure is drawn from: the Result (numbers, spec, arrays) and the drawing code (reports/figures.py
+    and, for a figure drawn by a function of its own, that function's module)."""
+    import hashlib
+    import importlib.util
+    import json
+
+    h = hashlib.sha256(json.dumps(r.to_dict(), sort_keys=True, default=str).encode())
+    for name in sorted(r.arrays):
+        h.update(name.encode())
+        h.update(np.ascontiguousarray(r.arrays[name]).tobytes())
+    h.update(Path(__file__).with_name("figures.py").read_bytes())
+    target = (r.figure or {}).get("draw")
+    if isinstance(target, str) and ":" in target:
+        spec = importlib.util.find_spec(target.split(":")[0])
+        if spec and spec.origin and os.path.exists(spec.origin):
+            h.update(Path(spec.origin).read_bytes())
+    return h.hexdigest()[:24]
+
+
+def _cached_figure(r: Result, dest: Path, cache: Path | None):
+    """``render_figure`` through a cache of figures keyed by what they are drawn from (:func:`_figure_key`): a
+    report rebuilt over unchanged Results redraws nothing. A cache that cannot be written is only slower."""
+    import shutil
+
+    from reports.figures import render_figure
+
+    if cache is None:
+        return render_figure(r, dest)
+    key = _figure_key(r)
+    for hit in cache.glob(f"{key}.*"):
+        out = dest.with_suffix(hit.suffix)
+        shutil.copyfile(hit, out)
+        return out
+    p = render_figure(r, dest)
+    if p is not None:
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            tmp = cache / f".{key}{p.suffix}.tmp"
+            shutil.copyfile(p, tmp)
+            os.replace(tmp, cache / f"{key}{p.suffix}")
+        except OSError:
+            pass
+    return p
+
+
+def _make_assets(i: int, r: Result, build: Path, cache: Path | None = None) -> Assets:
+    from reports.figures import render_latex
 
     a = Assets()
     try:
-        p = render_figure(r, build / f"fig-{i}.png")
+        p = _cached_figure(r, build / f"fig-{i}.png", cache)
         if p is not None:
             a.figure = p.name
             a.figure_width_cm = _png_width_cm(p) if p.suffix == ".png" else _svg_width_cm(p)
@@ -212,10 +260,16 @@ def _make_assets(i: int, r: Result, build: Path) -> Assets:
     return a
 
 
-def _make_all_assets(results: list[Result], build: Path) -> list[Assets]:
+def _make_all_assets(results: list[Result], build: Path, cache: Path | None = None, progress=None) -> list[Assets]:
     """Figures and formula images for every result, drawn in this process (on two cores a pool of
-    interpreters saved under 20% of a ~15 s build, not worth its start-up and bookkeeping)."""
-    return [_make_assets(i, r, build) for i, r in enumerate(results)]
+    interpreters saved under 20% of a ~15 s build, not worth its start-up and bookkeeping); figures whose
+    Result did not change come from ``cache``. ``progress(done, total, check_id)`` is told after each."""
+    out = []
+    for i, r in enumerate(results):
+        out.append(_make_assets(i, r, build, cache))
+        if progress is not None:
+            progress(i + 1, len(results), r.id)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -737,7 +791,8 @@ def _paper_intro(r: Result) -> str:
 
 
 def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathLike = "report.pdf",
-                 paper: str | None = None, typst_source: str | os.PathLike | None = None) -> Path:
+                 paper: str | None = None, typst_source: str | os.PathLike | None = None, progress=None,
+                 figure_cache: bool = True) -> Path:
     """Build the PDF report from the results in ``results_dir``; return the path written.
     ``typst_source``: also write the typst source there (to adapt the layout, or to read it).
 
@@ -757,7 +812,9 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
     built = when.strftime("%Y-%m-%d %H:%M %Z").strip()
     with tempfile.TemporaryDirectory(prefix="fedverify-report-") as tmp:
         build = Path(tmp)
-        assets = _make_all_assets(results, build)
+        assets = _make_all_assets(results, build, results_dir / ".figure-cache" if figure_cache else None, progress)
+        if progress is not None:
+            progress(len(results), len(results), "typesetting")
 
         from reports.stability import load_stability, stability_page
 

@@ -309,3 +309,25 @@ def test_paper_chapters_and_the_papers_table(tmp_path):
     assert "= Checks: synth2099" in plain
     front = plain[: plain.index("= A Registered Paper")]
     assert "as expected" in front and "zed2024" in front and "synth2099" in front
+
+
+def test_figures_are_reused_when_their_result_did_not_change(tmp_path, monkeypatch):
+    """A rebuild over unchanged Results draws no figure (they come from DIR/.figure-cache); a changed Result is
+    drawn again; progress is reported per figure. (Figures that fail to draw are never cached.)"""
+    import reports.figures as F
+
+    results = [r for r in synthetic_results() if (r.figure or {}).get("panels")][:2]
+    d = _store(tmp_path, results)
+    calls, seen = [], []
+    real = F.render_figure
+    monkeypatch.setattr(F, "render_figure", lambda r, p: (calls.append(r.id), real(r, p))[1])
+    build_report(d, tmp_path / "a.pdf", progress=lambda done, total, what: seen.append((done, total, what)))
+    assert len(calls) == 2 and (d / ".figure-cache").is_dir() and seen[-1] == (2, 2, "typesetting")
+    build_report(d, tmp_path / "b.pdf")
+    assert len(calls) == 2  # nothing redrawn
+    results[0].observed["changed"] = 1.0
+    _store(tmp_path, results)
+    build_report(d, tmp_path / "c.pdf")
+    assert calls[2:] == [results[0].id]
+    build_report(d, tmp_path / "d.pdf", figure_cache=False)
+    assert len(calls) == 5
