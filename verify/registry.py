@@ -273,10 +273,6 @@ def import_modules(names, source: str = "--import") -> None:
     """Import check modules named by the user: a module name (found on the path, the current directory
     first, as ``python -m`` does) or a ``.py`` file. A module that cannot be imported is bad input."""
     names = [n.strip() for n in names if n and n.strip()]
-    for n in names:  # remembered for worker processes (fedverify sweep), files by absolute path
-        n = str(Path(n).resolve()) if n.endswith(".py") else n
-        if n not in _user_imports:
-            _user_imports.append(n)
     if names and "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     for name in names:
@@ -289,6 +285,9 @@ def import_modules(names, source: str = "--import") -> None:
                 _import_with_submodules(name)
         except Exception as exc:  # noqa: BLE001 - the user's module: report what went wrong, in one line
             raise InputError(source, f"cannot import check module {name!r} ({type(exc).__name__}: {exc})") from None
+        remembered = str(Path(name).resolve()) if name.endswith(".py") else name
+        if remembered not in _user_imports:  # for worker processes (fedverify sweep); only what imported
+            _user_imports.append(remembered)
 
 
 def load_all() -> dict[str, CheckSpec]:
