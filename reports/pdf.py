@@ -787,6 +787,9 @@ def _paper_intro(r: Result) -> str:
         out.append(f"#note[{escape(info['url'])}]")
     if info.get("summary"):
         out.append(escape(info["summary"]))
+    if info.get("not_checked"):
+        rows = [f"- {escape(one_line(what, 300))}: {escape(one_line(why, 400))}" for what, why in info["not_checked"]]
+        out.append("*Not checked, and why.*\n" + "\n".join(rows))
     return "\n\n".join(out) + "\n\n"
 
 

@@ -331,3 +331,19 @@ def test_figures_are_reused_when_their_result_did_not_change(tmp_path, monkeypat
     assert calls[2:] == [results[0].id]
     build_report(d, tmp_path / "d.pdf", figure_cache=False)
     assert len(calls) == 5
+
+
+def test_a_papers_unchecked_statements_are_listed_with_why():
+    from analytic.papers import Paper
+    from reports.pdf import _paper_intro
+
+    paper = Paper("abc2020", "A title", "A. Author", not_checked=(("Theorem 2 (eq. 7)", "needs the paper's dataset"),))
+
+    class R:
+        paper = "abc2020"
+        paper_info = paper.as_dict()
+
+    text = _paper_intro(R())
+    assert "Not checked, and why" in text and "Theorem 2 (eq. 7): needs the paper" in text
+    with pytest.raises(ValueError, match="not_checked"):
+        Paper("abc2020", "t", "a", not_checked=(("Theorem 2", ""),))
