@@ -337,11 +337,11 @@ def test_a_papers_unchecked_statements_are_listed_with_why():
     from analytic.papers import Paper
     from reports.pdf import _paper_intro
 
-    paper = Paper("abc2020", "A title", "A. Author", not_checked=(("Theorem 2 (eq. 7)", "needs the paper's dataset"),))
+    info = Paper("abc2020", "A title", "A. Author", not_checked=(("Theorem 2 (eq. 7)", "needs the paper's dataset"),))
 
     class R:
         paper = "abc2020"
-        paper_info = paper.as_dict()
+        paper_info = info.as_dict()
 
     text = _paper_intro(R())
     assert "Not checked, and why" in text and "Theorem 2 (eq. 7): needs the paper" in text
