@@ -12,6 +12,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 FIDELITY ?= quick
 RESULTS ?= results
+# test processes (pytest-xdist): one per core; TEST_WORKERS=0 runs the tests in this process
+TEST_WORKERS ?= auto
 STAMP := $(VENV)/.fedverify-setup
 
 .PHONY: setup native report test test-slow bench clean
@@ -36,10 +38,10 @@ report: setup
 	$(BIN)/fedverify report --results $(RESULTS) --out report.pdf
 
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 test-slow: setup
-	$(BIN)/python -m pytest -m slow
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m slow
 
 bench: setup
 	$(BIN)/python benchmarks/run.py --json benchmarks/results.json

@@ -83,9 +83,43 @@ def _spec(check) -> CheckSpec:
     return check if isinstance(check, CheckSpec) else get(str(check))
 
 
+#: A folder shared by the processes of one test session (pytest-xdist workers): a check's Result computed by
+#: one process is read by the others instead of being computed again. tests/conftest.py sets it.
+SHARED_CACHE_ENV = "FEDVERIFY_TEST_CACHE"
+
+
+def _shared(key: str, compute):
+    """``compute()`` once per test session: under ``$FEDVERIFY_TEST_CACHE`` the first process to ask computes
+    it under a file lock and pickles it; the others wait for the lock and unpickle. Without the variable,
+    ``compute()``."""
+    import fcntl
+    import hashlib
+    import os
+    import pickle
+    from pathlib import Path
+
+    folder = os.environ.get(SHARED_CACHE_ENV)
+    if not folder:
+        return compute()
+    stem = Path(folder) / hashlib.sha1(key.encode()).hexdigest()
+    path = stem.with_suffix(".pkl")
+    with open(stem.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        value = compute()
+        tmp = stem.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            pickle.dump(value, fh)
+        os.replace(tmp, path)
+        return value
+
+
 @functools.lru_cache(maxsize=None)
 def _run_cached(check_id: str, seed: int, fidelity: str) -> Result:
-    return get(check_id)(Context(fidelity=fidelity, seed=seed))
+    return _shared(f"run {check_id} {seed} {fidelity}",
+                   lambda: get(check_id)(Context(fidelity=fidelity, seed=seed)))
 
 
 def run_quick(check, seed: int = 0, fidelity: str = "quick") -> Result:
@@ -157,7 +191,8 @@ def assert_power_shown(check, result: Result, fidelity: str = "quick") -> None:
     assert overrides, f"{spec.id}: reports power {result.power} but has no Bound keyword to plant it in"
     key = (spec.id, fidelity, result.env.get("seed", 0) or 0, json.dumps(result.power.get("plant"), sort_keys=True))
     if key not in _PLANTED:  # several contract classes may ask for the same plant: run it once per process
-        _PLANTED[key] = spec(Context(fidelity=fidelity, seed=key[2]), **overrides)
+        _PLANTED[key] = _shared("plant " + json.dumps(key),
+                                lambda: spec(Context(fidelity=fidelity, seed=key[2]), **overrides))
     planted = _PLANTED[key]
     assert planted.verdict == Verdict.VIOLATED, (
         f"{spec.id}: planted at its reported power ({result.power.get('text')}; {sorted(overrides)}) it says "
