@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reports.prose_math import prose_math
 from reports.typst_markup import (
     flatten_mapping,
     record_tables,
@@ -414,9 +415,14 @@ def _figure_markup(r: Result, a: Assets, safe: bool) -> str:
     return _image(a.figure, a.figure_width_cm)
 
 
+def prose(text: str) -> str:
+    """Reader-facing prose (a title, claim, explanation, finding) with its ASCII math in symbols, escaped."""
+    return escape(prose_math(text))
+
+
 def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, safe_figure: bool = False) -> str:
     out: list[str] = []
-    heading = one_line(f"{r.id} — {r.title}" if r.title else r.id, 200)
+    heading = one_line(f"{r.id} — {prose_math(r.title)}" if r.title else r.id, 200)
     out.append(f"== {escape(heading)} <{_label(i)}>")
     wall = _wall(r)
     meta = [
@@ -431,7 +437,7 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
     out.append("#meta[" + " #h(0.6em)·#h(0.6em) ".join(meta) + "]")
 
     out.append("#part[Claim]")
-    claim = escape(r.claim.text) if r.claim.text else "#note[no statement recorded]"
+    claim = prose(r.claim.text) if r.claim.text else "#note[no statement recorded]"
     if r.claim.source:
         claim += f" #h(0.3em) #note[({escape(r.claim.source)})]"
     out.append(claim)
@@ -493,7 +499,7 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
         out.append(_kv_table(strength, fill=False))
 
     out.append("#part[Verdict]")
-    expl = escape(r.explanation) if r.explanation else "#note[no explanation recorded]"
+    expl = prose(r.explanation) if r.explanation else "#note[no explanation recorded]"
     out.append(f"{verdict_badge(r.verdict)} #h(0.4em) {expl}")
     if r.finding:
         out.append("#v(0.4em)\n#finding[" + _finding_markup(r.finding) + "]")
@@ -521,11 +527,12 @@ _FINDING_LABEL = {"erratum": "Erratum", "remark": "Remark (not an erratum)",
 
 def _finding_markup(f) -> str:
     """A finding: its kind, summary and, where present, the five fields a reviewer signs."""
-    out = [f"*{_FINDING_LABEL.get(f.kind, f.kind)}.* {escape(f.summary)}"]
+    out = [f"*{_FINDING_LABEL.get(f.kind, f.kind)}.* {prose(f.summary)}"]
     for name in ERRATUM_FIELDS:
         value = getattr(f, name)
         if value and not (f.kind == "remark" and name == "reproduce"):
-            out.append(f"#text(size: 9pt)[_{escape(name.replace('_', ' '))}:_ {escape(value)}]")
+            shown = escape(value) if name == "reproduce" else prose(value)  # a command is shown as typed
+            out.append(f"#text(size: 9pt)[_{escape(name.replace('_', ' '))}:_ {shown}]")
     return "\n\n".join(out)
 
 
@@ -566,7 +573,7 @@ def _front_table(results: list[Result], stability: dict | None = None) -> str:
         rows.append([
             f"#link(<{_label(i)}>)[{escape(one_line(r.id, 40))}]",
             escape(paper_ref(r)),
-            escape(one_line(r.title, 160)),
+            prose(one_line(r.title, 160)),
             escape(one_line(r.kind, 16)),
             _verdict_cell(r),
             escape(_verdict_str(r.expected)),
@@ -602,7 +609,7 @@ def _ledger(results: list[Result]) -> str:
         for i, r in errata:
             out.append(f"#block(breakable: true, below: 1em)[#strong[{escape(paper_ref(r))}] "
                        f"#note[(#link(<{_label(i)}>)[{escape(r.id)}])] — "
-                       f"{escape(one_line(r.title, 200))}\n\n" + _finding_markup(r.finding) + "]")
+                       f"{prose(one_line(r.title, 200))}\n\n" + _finding_markup(r.finding) + "]")
         if others:
             out.append(f"#part[Remarks and discrepancies: not errata ({len(others)})]")
         for i, r in others:
@@ -786,7 +793,7 @@ def _paper_intro(r: Result) -> str:
     if info.get("url"):
         out.append(f"#note[{escape(info['url'])}]")
     if info.get("summary"):
-        out.append(escape(info["summary"]))
+        out.append(prose(info["summary"]))
     if info.get("not_checked"):
         rows = [f"- {escape(one_line(what, 300))}: {escape(one_line(why, 400))}" for what, why in info["not_checked"]]
         out.append("*Not checked, and why.*\n" + "\n".join(rows))
