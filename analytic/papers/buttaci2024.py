@@ -537,3 +537,33 @@ def table1_speedups(rounds: dict = TABLE1_ROUNDS, rule=round_half_up) -> dict:
         out[(method, convex)] = {"ratio": ratio, "printed_by_rule": rule(ratio)}
     return out
 
+
+
+# --------------------------------------------------------------------------------------------------
+# Section 5 discussion (issue 18): FedProx's floor factor, the iteration complexities as printed
+# --------------------------------------------------------------------------------------------------
+#: Section 5 (paper line 259): "for FedProx, increasing alpha would shrink its asymptotic error because of factor
+#: L/(L+alpha)": the factor Theorem 1's floor carries, read as how FedProx's floor shrinks relative to alpha = 0.
+FLOOR_ALPHA_FACTOR = _bound(
+    "Theorem 1's floor factor L/(L+alpha)", L / L_alpha, "upper",
+    "Raising alpha shrinks FedProx's asymptotic error by the factor L/(L+alpha) of Theorem 1's floor: "
+    "floor(alpha)/floor(0) <= L/(L+alpha).",
+    "buttaci2024, Section 5 (discussion of eq. 9, paper line 259); Theorem 1, eq. (7)",
+    "\"floor\"(alpha) / \"floor\"(0) <= L / (L + alpha)")
+
+eps = sp.Symbol("epsilon", positive=True)
+#: The iteration complexities of Section 5 as printed (paper lines 263-269): the rounds each term of Theorem 2
+#: (FedProx) and Theorem 4 (perturbed) needs to fall below epsilon, with L_alpha = L + alpha.
+T_EPS_FEDPROX = {
+    "Delta": 64 * L_alpha**2 * Delta**2 / (E * eps**2),
+    "sigma": L**2 * S**2 * sigma2**2 / (L_alpha**2 * E * eps**2),
+    "G_alpha": alpha**2 * E**3 * G2**2 / (L_alpha**2 * eps**2),
+    "G": 2 * L**2 * E * G2 / (L_alpha**2 * eps),
+    "G_alpha2": alpha**sp.Rational(4, 3) * L**sp.Rational(2, 3) * E**sp.Rational(1, 3) * G2**sp.Rational(2, 3)
+    / (16**sp.Rational(2, 3) * L_alpha**2 * eps**sp.Rational(2, 3)),
+}
+T_EPS_OURS = {
+    "Delta": 16 * L**2 * Delta**2 / (E * eps**2),
+    "sigma": S**2 * sigma2**2 / (4 * E * eps**2),
+    "G": E * G2 / eps * A_BETA,
+}
