@@ -48,7 +48,23 @@ PAPER = Paper(
         "beta = 1 does not give back FedAvg's floor, the 1/beta^2 floor overstates how the "
         "error depends on beta, the proof of Lemma A4 bounds a_3 with coefficients Young's inequality cannot give (eq. (76); "
         "the lemma itself held in our runs), and Table 1's speedups follow from its round counts except one cell "
-        "(20/19 printed as 1.0x)."),
+        "(20/19 printed as 1.0x). Lemma B3 is stated under Assumptions 1-4 but fails without strong convexity (a "
+        "smooth nonconvex witness, exact in rationals; an erratum). Raising alpha shrinks FedProx's floor by at least "
+        "L/(L+alpha), but only through Theorem 1's step 1/(2E(L+alpha)); Theorem 2 has exactly the two extra terms the "
+        "introduction names; Section 5's iteration complexities follow from Theorems 2 and 4, and their eps^-2 "
+        "advantage for the perturbed method is the same at beta = 1, where it is FedAvg: a comparison of proofs. "
+        "Fig. 7's shift of the Laplacian spectrum reproduces on scikit-learn's bundled digits with raw-pixel messages."),
+    not_checked=(
+        ("Appendix C.6 (paper line 1188): data imbalance affects homogeneous networks more, 'evident through a "
+         "reduction in the kurtosis of the eigenvalues distribution'",
+         "the paper's datasets (CIFAR10/100, FEMNIST) cannot be downloaded here, and no argument fixes the sign of the "
+         "kurtosis change on a substitute; x09 checks the larger shift of the spectrum at a = 0 on the bundled digits "
+         "and reports the kurtosis change without judging it"),
+        ("Introduction (paper line 46): FedProx's O(G^2/sqrt(T)) extra term 'may be a reason of deceleration'",
+         "a hedged conjecture with no experiment behind it; x06 checks that the term exists, but telling its effect "
+         "from the smaller step 1/(2 L_alpha sqrt(TE)) that comes with alpha would need runs at equal steps, which "
+         "Theorem 2 does not cover"),
+    ),
 )
 
 # --------------------------------------------------------------------------------------------------
