@@ -379,3 +379,33 @@ BASIN_RADIUS = Bound("Lemma 10 radius", sp.sqrt(alpha / beta) * Delta / 3, "lowe
 ROUNDS_PER_EFOLD = Bound("kappa/(s eta rho)", kappa_s / (s * eta * rho), "upper",
                          statement="Phase 2 needs Theta(kappa/(s eta rho)) rounds per e-fold of its error.",
                          source="su2022, Theorems 2-3", typst="kappa / (s eta rho)")
+
+
+# -- issue 18: the per-client guarantees, (9) per round, p_e's SNR exponent, T' units ------------------------------
+chi = sp.Symbol("chi", positive=True)  # a per-point Chernoff factor inf_lambda E exp(lambda D) in (0, 1]
+snr = sp.Symbol("snr", positive=True)  # Delta / sigma
+
+#: Theorems 2-3, per client (paper lines ~205-207 and ~289): w.p. 1 - p_e(n_i), p_e(n_i) = 4k exp(-c n_i (1 ^ Delta^2/
+#: sigma^2)^2), client i's error is within the bound; read with p_e in the explicit exponential form that Lemma 10's
+#: argument aims at: the Chernoff bound (k - 1) chi^n_i of the nearest-model rule at the realised theta_{t-1}, chi the
+#: per-point factor inf_lambda E exp(lambda D) of the loss difference D (closed form for Gaussian features).
+CLIENT_FAILURE = Bound("Theorems 2-3, per-client failure probability (Chernoff form of p_e)", (k - 1) * chi**n, "upper",
+                       statement="For each client i, with probability 1 - p_e(n_i), p_e(n_i) = 4k exp(-c n_i (1 ^ Delta^2/sigma^2)^2): "
+                                 "||theta_hat_{i,t} - theta*_{z_i}|| <~ Delta exp(-C1 s eta rho (t - T)/kappa) + (sigma kappa/rho) "
+                                 "nu log(e/nu); the failure probability read as (k - 1) chi^n_i, chi the per-point Chernoff factor "
+                                 "of the nearest-model rule at the realised theta_{t-1}.",
+                       source="su2022, Theorem 2 (paper lines ~205-207) and Theorem 3 (line ~289)", hidden_constant=False,
+                       typst="PP[norm(hat(theta)_(i,t) - theta_(z_i)^*) gt.tilde \"bound\"] <= p_e (n_i) = (k - 1) chi^(n_i)")
+
+#: Theorem 2 (9)'s additive floor C2 s eta sigma nu log(e/nu) (paper line ~199).
+FLOOR_9 = Bound("Theorem 2 (9), additive floor", s * eta * sigma * _nu_log(nu), "upper",
+                statement="d(theta_t, theta*) <= (1 - C1 s eta rho/kappa) d(theta_{t-1}, theta*) + C2 s eta sigma nu log(e/nu) "
+                          "for all t >= T + 1: the excess of d_t over the contracted d_{t-1} is <~ s eta sigma nu log(e/nu).",
+                source="su2022, Theorem 2, eq. (9) (paper line ~199)",
+                typst="d_t - (1 - C_1 s eta rho / kappa) d_(t-1) <= C_2 s eta sigma nu log(e / nu)")
+
+#: Theorem 2's p_e (paper line ~205): the exponent per point is c (1 ^ Delta^2/sigma^2)^2 in the SNR Delta/sigma.
+PE_EXPONENT = Bound("p_e's exponent per point", sp.Min(1, snr**2) ** 2, "lower",
+                    statement="p_e(n_i) = 4k exp(-c n_i (1 ^ Delta^2/sigma^2)^2): the misclustering probability's exponent per "
+                              "point is at least c (1 ^ Delta^2/sigma^2)^2.",
+                    source="su2022, Theorem 2 (paper line ~205); Lemma 10", typst="I(Delta / sigma) >= c (1 and Delta^2 / sigma^2)^2")
