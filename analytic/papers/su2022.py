@@ -409,3 +409,12 @@ PE_EXPONENT = Bound("p_e's exponent per point", sp.Min(1, snr**2) ** 2, "lower",
                     statement="p_e(n_i) = 4k exp(-c n_i (1 ^ Delta^2/sigma^2)^2): the misclustering probability's exponent per "
                               "point is at least c (1 ^ Delta^2/sigma^2)^2.",
                     source="su2022, Theorem 2 (paper line ~205); Lemma 10", typst="I(Delta / sigma) >= c (1 and Delta^2 / sigma^2)^2")
+
+#: E19's unit-free repair of Theorem 3's T': the start radius over the floor (C2/C1)(sigma kappa/rho) nu log(e/nu) that
+#: unrolling (9) gives, log(rho Delta/(kappa sigma nu log(e/nu))) (invariant when Delta and sigma change unit together).
+ROUNDS_REPAIRED = Bound("Theorem 3, T' (unit-free, E19)", kappa_s / (s * eta * rho) * sp.log(rho * Delta / (kappa_s * sigma * _nu_log(nu))),
+                        "upper",
+                        statement="Phase 2 needs Theta((kappa/(s eta rho)) log(rho Delta/(kappa sigma nu log(e/nu)))) rounds: the "
+                                  "log of the start radius over the floor of (9), a ratio of lengths.",
+                        source="su2022, Theorem 3 (line ~285), repaired per spec E19", hidden_constant=True,
+                        typst="T' = Theta(kappa / (s eta rho) log((rho Delta) / (kappa sigma nu log(e / nu))))")
