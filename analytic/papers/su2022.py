@@ -418,3 +418,10 @@ ROUNDS_REPAIRED = Bound("Theorem 3, T' (unit-free, E19)", kappa_s / (s * eta * r
                                   "log of the start radius over the floor of (9), a ratio of lengths.",
                         source="su2022, Theorem 3 (line ~285), repaired per spec E19", hidden_constant=True,
                         typst="T' = Theta(kappa / (s eta rho) log((rho Delta) / (kappa sigma nu log(e / nu))))")
+
+#: Theorem 1 (3): ell = Omega~(k) anchor pairs, with no d (the anchor's problem is k-dimensional after the projection);
+#: written with d^0 kept (unevaluated) so that an exponent in d can be planted.
+ELL_FREE_OF_D = Bound("Theorem 1 (3), ell free of d", sp.Mul(k, sp.Pow(d, 0, evaluate=False), evaluate=False), "upper",
+                      statement="Each anchor needs ell = Omega~(k) fresh pairs per iteration, whatever the dimension d: the "
+                                "projection onto U_hat reduces its estimation problem from d to k dimensions.",
+                      source="su2022, Theorem 1, eq. (3), and Section 4.1 (line ~111)", typst="ell = tilde(Omega)(k) d^0")

@@ -159,3 +159,18 @@ def test_eigen_sigma_rule_is_the_square_of_the_norm_rule():
     _, s_eig = power_iteration(A, v0, 50, "eigen")
     assert torch.allclose(s_eig, s_norm**2)
     assert torch.allclose(s_norm, torch.linalg.svdvals(A)[:, 0])
+
+
+class TestX12(CheckContract):
+    check = TH.x12_ell_free_of_d
+    planted = {"theory": _shifted(S.ELL_FREE_OF_D, "d", -0.5)}  # ell_req ~ d^-1/2 would have to fall with d
+    determinism_replicates = 16
+    determinism_overrides = {"ds": (5, 10)}
+
+
+def test_power_steps_needed_counts_to_the_singular_vector():
+    A = torch.tensor([[[3.0, 0.0], [0.0, 1.0]]], dtype=torch.float64)  # (sigma_2/sigma_1)^2 = 1/9 per step
+    v0 = torch.tensor([[1.0, 1.0]], dtype=torch.float64)
+    need = TH.power_steps_needed(A, v0, tol=1e-6)
+    # tan(angle) after t steps = 9^-t; sin <= 1e-6 first at t = 7 (9^-7 = 2.1e-7; 9^-6 = 1.9e-6)
+    assert int(need[0]) == 7
