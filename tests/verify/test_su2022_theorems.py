@@ -41,7 +41,7 @@ class TestX07(CheckContract):
     check = TH.x07_heterogeneous
     planted = {"threshold": 1.01}  # no share of successes reaches more than all runs
     determinism_replicates = 3
-    determinism_overrides = {"rounds": 20, "T": 6, "m": 500}
+    determinism_overrides = {"rounds": 20, "side_rounds": 10, "T": 6, "m": 500}
 
 
 class TestX08(CheckContract):
