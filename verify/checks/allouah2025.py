@@ -522,7 +522,7 @@ def c06_monte_carlo_renyi(ctx: Context, *, rdp_step_fn: Callable[..., float] = P
                   "privacy_loss": {nm: {"value": float(mean[2 * k + j]), "se": float(se[2 * k + j])}
                                    for j, nm in enumerate(names)},
                   "rel_error_D": rel_D, "rel_error_privacy_loss": rel_pl,
-                  "spec_tolerances_met": {"D_within_3pct": bool(np.all(rel_D <= 0.03)),
+                  "tolerances_met": {"D_within_3pct": bool(np.all(rel_D <= 0.03)),
                                           "moments_within_2pct": bool(np.all(rel_pl <= 0.02))},
                   "batches": B, "samples_per_batch": N_b,
                   "setting": {"n": n, "f": f, "q": q, "sigma_cor2": s_cor2, "sigma_ind2": s_ind2, "C": C}},
@@ -865,7 +865,7 @@ def c09_noise_saving(ctx: Context, *, closed_form_fn: Callable[..., float] | Non
                   "saving": saving_obs, "grid_calibrated_saving": grid_ldp / grid_sec,
                   "achieved_eps_at_minimum": achieved, "slope": i_rate["slope"]},
         predicted={"R": R, "closed_form_min": closed, "saving": saving_pred, "corollary41_noise": cor,
-                   "spec_3_4_exact_minimum_n100_f10": exact_min_spec},
+                   "exact_minimum_n100_f10": exact_min_spec},
         fit={"min_noise": i_min, "ldp": i_ldp, "saving": i_ratio, "rate": i_rate, "grid": i_grid, "achieved": i_ach},
         explanation=(f"Solving Theorem 4.1's condition numerically for equal noise with all f = n/10 malicious workers "
                      f"colluding reproduced 2R/(n-f+1) (worst relative error {i_min['max_rel_error']:.1e}); LDP needs "

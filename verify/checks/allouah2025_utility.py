@@ -584,7 +584,7 @@ def c22_privacy_utility(ctx: Context, *, theory: Bound = A.COR_4_1_UTILITY, ldp_
                   "slope_ldp_ci": i_ldp["slope_ci"], "ratio_ldp_over_secldp": ratio.mean(0), "slope_ratio": i_ratio["slope"],
                   "cwtm_over_caf": (Y_tm / Y_sec).mean(0), "d": d, "replicates": R,
                   "noise": {"secldp_s2": [c for c, *_ in noise_sec], "ldp_sigma_ind2": [i for _, i, _ in noise_ldp]},
-                  "spec_simulation": {"d": 4000, "secldp": [515, 121, 28.8, 7.03], "ldp": [1650, 778, 379, 186]}},
+                  "earlier_simulation": {"d": 4000, "secldp": [515, 121, 28.8, 7.03], "ldp": [1650, 778, 379, 186]}},
         predicted={"exponent_secldp": i_sec["predicted_exponent"], "exponent_ldp": i_ldp["predicted_exponent"],
                    "exponent_ratio": 1.0, "tolerance": tol, "setting": {"f": f, "eps": eps, "delta": delta, "C": C}},
         fit={"secldp": i_sec, "ldp": i_ldp, "ratio": i_ratio, "cwtm_vs_caf": i_tm, "control": i_ctrl,
@@ -877,7 +877,7 @@ def x03_theorem42_nonconvex(ctx: Context, *, theory: Bound = A.THM_4_2_NC, Ts=(1
                   "distance_travelled": travel, "bound_over_observed_min": looseness, "replicates": R,
                   "clipped_fraction": float(run.clipped_fraction.max())},
         predicted={"bound": info["bound"], "gamma": gam, "gamma_cap_1_over_24L": 1 / (24 * L), "sigma_bar2": sb2,
-                   "L_0": L0, "L_star_estimate": L_star, "spec_expected_slope": -0.5},
+                   "L_0": L0, "L_star_estimate": L_star, "expected_slope": -0.5},
         fit=info,
         explanation=(f"With the theorem's step size (gamma from {gam[0]:.1e} to {gam[-1]:.1e}, sigma_bar^2 = {sb2:.2f}) "
                      f"the iterates travelled {travel[0]:.2f} to {travel[-1]:.2f} from theta_0 and the squared gradient "

@@ -756,7 +756,7 @@ def c09_condition9(ctx: Context, *, mu_over_L_max=None, paper_f=(2, 5, 8, 10),
         observed={"f_cap_any_data": f_cap, "mu_over_L_max": str(mu_over_L_max), "problems": rows,
                   "paper_f_outside": outside, "paper_f_status": per_f,
                   "certificate": {k: str(v) for k, v in cert.items()}},
-        predicted={"paper_f": list(paper_f), "spec_f_max_sampled": [c[2] for c in cases]},
+        predicted={"paper_f": list(paper_f), "f_max_sampled": [c[2] for c in cases]},
         fit=info,
         explanation=(f"mu_PL <= L/2 for problem (11) on any data, so condition (9) allows at most f = {f_cap} at N = {N}; "
                      + (f"the paper's f = {', '.join(map(str, outside))} are outside Theorem 1 whatever the data. "
