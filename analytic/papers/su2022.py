@@ -102,7 +102,7 @@ PAPER = Paper(
         "(c14). The two-phase method succeeded in every run over six start families (d = 5, k = 2 and 3); IFCA run fairly "
         "(10 random restarts, the lowest training loss kept, 600 rounds, the same Phase-2 clients) succeeded in "
         "100% and 50% of its 6 seeds per grid point, one start in 50% and 33% (600 rounds) and in none after 60 rounds (the former baseline); the training loss picked a good restart whenever one existed; the paired comparison "
-        "is inconclusive at these sizes (c28). The sign of beta_hat, which the paper leaves open (E1), decides Phase 1: "
+        "is inconclusive at these sizes (c28). The sign of beta_hat, which the paper leaves open (Phase 1 line 13), decides Phase 1: "
         "without a rule it succeeded in 17% of runs, with the first-moment rule in all (c17); with Phase 1 as printed the "
         "two-phase method succeeded in 33% and 0% of those seeds (c28). Phase 1 stopped within 9 iterations instead of the proof's 46 (c16). "
         "The exact identities (Lemma 1, the spectrum of P_i, Algorithm 3 = orthogonal iteration, the least-squares fixed "
@@ -113,7 +113,8 @@ PAPER = Paper(
         "log^3 N makes Propositions 1-2 exceed the measured errors 70-170x). "
         "Phase 2 contracts at least as fast as Theorem 2 states, converges from every start within Lemma 10's radius "
         "Delta/3 (but not from Delta/2), and its error reaches the oracle least squares and keeps falling as n^-1/2 where "
-        "the bound (18) is flat (E20). Our spec's errors, each with its check or the reason it is not checked: "
+        "the bound (18) is flat. The errors and gaps found on reading the paper, numbered here (E1-E25), each with its check "
+        "or the reason it is not checked: "
         + _errors_line()),
 )
 
