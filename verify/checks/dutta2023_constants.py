@@ -428,7 +428,7 @@ def c05_problem12(ctx: Context, *, lipschitz_exponent: float = -1.0, hs=tuple(np
             figspec.panel("Gradient-Lipschitz ratio across the zero-residual set", "h", "ratio",
                           [figspec.line("problem (12)", hs, ratio, "observed"),
                            figspec.line(f"slope {lipschitz_exponent:g}", hs, ratio[0] * (hs / hs[0]) ** lipschitz_exponent, "reference")]),
-            figspec.panel("Mean local squared gradient under CE (A1, f = 5)", "round k", r"$\frac{1}{|H|}\sum\|\nabla q^i(x_k)\|^2$",
+            figspec.panel("Mean local squared gradient under CE (far random vectors, f = 5)", "round k", r"$\frac{1}{|H|}\sum\|\nabla q^i(x_k)\|^2$",
                           [figspec.line("CE", np.maximum(tr.rounds, 1), metric, "observed"),
                            figspec.line("half the plateau", np.maximum(tr.rounds, 1), 0.5 * plateau, "bound")], "log", "log")),
         arrays={"metric": metric, "rounds": tr.rounds.astype(float)},
@@ -552,7 +552,7 @@ def c07_common_stationarity(ctx: Context, *, stationary_when_noisy: bool = False
                      "cannot see because it subtracts grad q^i(x*_H) = 0 for free."),
         assumptions=[Assumption("exact gradients (sigma = 0) in the run", True, 0.0, "exact", "")],
         figure=figspec.figure(figspec.panel(
-            "CE under A3 with label noise (LS, f = 2, sigma = 0)", "round k", r"$e_k/e_0$",
+            "CE against the CE-evasion attack, label noise (LS, f = 2, sigma = 0)", "round k", r"$e_k/e_0$",
             [figspec.line(f"label noise {noise:g}", np.maximum(tr.rounds, 1), tr.gap[0] / e0, "observed"),
              figspec.line("floor 1e-12 (threshold)", np.maximum(tr.rounds, 1), 1e-12, "bound")])),
         arrays={"gap": tr.gap[0], "rounds": tr.rounds.astype(float)},
