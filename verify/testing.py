@@ -205,8 +205,9 @@ def assert_power_shown(check, result: Result, fidelity: str = "quick") -> None:
 #: E1-E25, figure claims F1-F2, ambiguities A1-A20, derived results R1-R3.
 _SPEC_WORD = re.compile(r"\bspec(?:'s)?\b", re.IGNORECASE)
 _SPEC_LABEL = re.compile(r"\(E\d+\)|\b(?:[ACEF]\d{1,2}|R\d)\b")
-#: Bare labels that are the paper's own numbering: buttaci2024 names Appendix A's and B's lemmas "Lemma A3", "B3".
-PAPER_LABELS = {"buttaci2024": re.compile(r"^[AB]\d{1,2}$")}
+#: Bare labels that are the paper's own: buttaci2024 numbers Appendix A's and B's lemmas "Lemma A3", "B3";
+#: werner2023's constant A^2 (Assumption 4, Lemma 1) is written A2 in table keys ("A2_exact").
+PAPER_LABELS = {"buttaci2024": re.compile(r"^[AB]\d{1,2}$"), "werner2023": re.compile(r"^A2$")}
 
 
 def reader_facing_texts(result: Result, extra: dict | None = None) -> list[tuple[str, str]]:

@@ -240,7 +240,7 @@ def c06_ordering(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(1e-4, 1e
         ctx, C6_CLAIM, verdict,
         observed={"mu_over_L": list(mu_over_L), "E": list(Es), "kappa_fedavg": k_avg, "kappa_ours": k_ours,
                   "kappa_fedprox": k_prox, "smallest_gap_ours": float(gap_low[ge2].min()),
-                  "smallest_gap_fedprox": float(gap_high[ge2].min()), "E1_max_abs_difference": i_e1["max_abs_error"],
+                  "smallest_gap_fedprox": float(gap_high[ge2].min()), "E_is_1_max_abs_difference": i_e1["max_abs_error"],
                   "leading_order_gap_ratio_beta_0.5": lead_ratio},
         predicted={"leading_order_gap": "(E-1)(1-beta) mu^2/(8 L^2 E) at gamma = 1/(2LE)"},
         fit={"ours_below_fedavg": i_low, "fedavg_below_fedprox": i_high},

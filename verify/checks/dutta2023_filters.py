@@ -79,7 +79,7 @@ def _control(rows: list[dict], tol: float, attacks, what: str) -> tuple[dict, ob
     detail = ("; ".join(f"{ATTACK_NAMES[a]}: worst e_K/e_0 = {worst[a]:.2e} ({per[a].value})" for a in attacks)
               + (f". The mean fails under {', '.join(harmful)}." if harmful else ". The mean converges under every attack: "
                  "no harm even without the filter."))
-    return {"what": what, "verdict": v.value, "detail": detail, "per_attack": {a: per[a].value for a in attacks}}, v
+    return {"what": what, "verdict": v.value, "detail": detail, "per_attack": {ATTACK_NAMES[a]: per[a].value for a in attacks}}, v
 
 
 @check("dutta2023.c16", "Outside condition (9) (the paper's regime), CE with exact gradients still converges exactly",
@@ -292,9 +292,9 @@ def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), others=
               "e_K^(CE) < e_K^(\"CWTM\"), e_K^(\"mKrum\"); e_K^(CE) arrow.t f"),
         verdict,
         observed={"goal_1_filters": rows, "context_mean": ctx_rows,
-                  "goal_2_growth_in_f": {a: {"rho": f2_info[a]["rho"], "rho_ci": f2_info[a]["rho_ci"],
+                  "goal_2_growth_in_f": {ATTACK_NAMES[a]: {"rho": f2_info[a]["rho"], "rho_ci": f2_info[a]["rho_ci"],
                              "final_gap_mean": [float(c.mean()) for c in curves[a]]} for a in attacks},
-                  "per_attack": {a: v.value for a, v in per_attack.items()},
+                  "per_attack": {ATTACK_NAMES[a]: v.value for a, v in per_attack.items()},
                   "honest_only_final_gap": float(base.gap[:, -1].mean() / base.gap[:, 0].mean()), "replicates": R,
                   "rounds": rounds},
         predicted={"p": alpha_p, "min_rho": min_rho, "rule": "unanimous over attacks (the paper's attack is unstated)"},
