@@ -154,7 +154,7 @@ def x01_ifca_fails_at_scale(ctx: Context, *, ifca_fn=ifca, fc=federated_clusteri
             "clusters in a clearly positive fraction of seeds, while Federated-Clustering, which clusters gradients "
             "evaluated at each client's model, recovers them in every seed.",
             r"\Pr_{\text{seed}}[\text{IFCA fails}] > 0,\quad \Pr_{\text{seed}}[\text{FC fails}] = 0",
-            "werner2023 section 1 (related work: IFCA 'sensitive to initialization'), section 2.1; toolkit check beyond spec 6.1",
+            "werner2023 section 1 (related work: IFCA 'sensitive to initialization'), section 2.1; a check beyond the paper's examples",
             "Pr_(\"seed\")[\"IFCA fails\"] > 0, quad Pr_(\"seed\")[\"FC fails\"] = 0"),
         observed={
             "seeds": R, "N": K * N_PER, "K": K, "d": D, "m": M_SAMPLES, "separation": SEPARATION, "init_scale": INIT_SCALE,

@@ -123,7 +123,7 @@ def c01_myopic_misassigns(ctx: Context, *, myopic=myopic_clustering, fc=federate
             "(both gradients are 0) from round 2 on; client 2 never leaves the saddle x = 1 of f_2, so it ends with "
             "suboptimality 1, while Federated-Clustering reaches (0, 0, 2).",
             r"x_{\cdot,1}=(1,1,2),\quad x_{2,t}\equiv 1,\quad f_2(x_{2,T})-f_2^\star = 1",
-            "werner2023 section 2.1, Example 1, eqs. (2)-(4), Fig. 1(a); spec 6.1 check 1",
+            "werner2023 section 2.1, Example 1, eqs. (2)-(4), Fig. 1(a)",
             "x_(dot,1) = (1,1,2), quad x_(2,t) equiv 1, quad f_2(x_(2,T)) - f_2^star = 1"),
         observed={
             "eta": list(etas), "T": T, "x_after_round_1": _np(x[1]), "x_T": _np(x[-1]),
@@ -206,7 +206,7 @@ def c02_myopic_collapse(ctx: Context, *, myopic=myopic_clustering, fc=federated_
             "all go to 0, so the clusters stop being separable and everything collapses into one cluster; "
             "Federated-Clustering compares gradients at a common model, where other clusters' gradients stay large.",
             r"\max_i |\nabla f_i(x_{i,T})| \to 0 \quad\text{(Myopic)}",
-            "werner2023 section 2.1 (failure mode 2), Fig. 1(a) caption; spec 6.1 check 2",
+            "werner2023 section 2.1 (failure mode 2), Fig. 1(a) caption",
             "max_i abs(nabla f_i (x_(i,T))) -> 0 quad \"(Myopic)\""),
         observed={
             "eta": list(etas), "T": T_MYOPIC, "max_abs_grad_at_x_T": _np(max_abs_T), "true_cluster_gap_at_x_T": _np(gap_T),
@@ -273,17 +273,17 @@ def c03_fc_escapes(ctx: Context, *, myopic=myopic_clustering, fc=federated_clust
     assumptions = [
         Assumption("control s = 0.2 < 1/3: client 2 stays at x = 1", ctrl_stuck, float(xc[0::3, 1].max()), "exact",
                    "tau*eta below the gap 1/3 between client 2's and client 1's eta-scaled gradients at x = 1"),
-        Assumption("control s = 0.9: client 3 ends at 13/9", ctrl_13_9, float(xc[1::3, 2].max()), "exact", "spec 6.1 check 3"),
-        Assumption("control s = 1.1: all clients end at 9/7", ctrl_9_7, float(xc[2::3].max()), "exact", "spec 6.1 check 3"),
+        Assumption("control s = 0.9: client 3 ends at 13/9", ctrl_13_9, float(xc[1::3, 2].max()), "exact", "derived fixed point (too large a radius)"),
+        Assumption("control s = 1.1: all clients end at 9/7", ctrl_9_7, float(xc[2::3].max()), "exact", "derived fixed point (too large a radius)"),
         Assumption("control eta = 0.5 (paper's figure): client 2 does not converge", paper_not_converged,
                    float(paper_tail_max.min()), "exact",
-                   f"smallest over tau in {list(PAPER_TAUS)} of max |x_2,t| over the last {TAIL_ROUNDS} rounds (spec A12 discrepancy)"),
+                   f"smallest over tau in {list(PAPER_TAUS)} of max |x_2,t| over the last {TAIL_ROUNDS} rounds (the paper's Fig. 1(a) step)"),
     ]
     verdict = apply_assumptions(counterexample_verdict(trapped, repaired), assumptions)
     finals = ", ".join(f"tau={tau:g}: x_2,T={float(v):.3g}" for tau, v in zip(PAPER_TAUS, xT[nw + nc:, 1]))
     mult = linearised_multiplier(PAPER_ETA)
     finding = (
-        f"Discrepancy (spec A12): at the paper's eta = 0.5, Federated-Clustering does NOT bring client 2 to its optimum 0 "
+        f"Discrepancy (section 3.1.3, Example 1 revisited, with Fig. 1(a)'s step): at the paper's eta = 0.5, Federated-Clustering does NOT bring client 2 to its optimum 0 "
         f"for any tau in [0.6, 1.9] ({finals}; over the last {TAIL_ROUNDS} rounds max |x_2,t| >= "
         f"{float(paper_tail_max.min()):.3g} for every tau, and over the last {T - T // 2} rounds client 2 was within "
         f"{CONV_TOL:g} of 0 in at most {float(paper_frac_near_0.max()):.2%} of rounds). f_2 is not (1/eta)-smooth: near 0 the FC map for clients 1-2 has "
@@ -310,7 +310,7 @@ def c03_fc_escapes(ctx: Context, *, myopic=myopic_clustering, fc=federated_clust
             "client 1's gradient 1/(3 eta) and groups {1, 2}; it passes the saddle and converges to the global minimum "
             "x = 0, while Myopic-Clustering stays trapped on the same instance.",
             r"\tau\eta\in[1/3,2/3):\ x_T\to(0,0,2)",
-            "werner2023 section 3.1.3 (Example 1 revisited); spec 4.1 and 6.1 check 3",
+            "werner2023 section 3.1.3 (Example 1 revisited)",
             "tau eta in [1/3, 2/3): x_T -> (0, 0, 2)"),
         observed={
             "T": T, "M": M_STEPS, "window_grid_(eta,s)": window, "window_x_T": _np(xT[:nw]), "window_converged": _np(conv[:nw]),

@@ -133,7 +133,7 @@ def c04_ifca_option1_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clusterin
             "loss value; their gradients at 0 average to 0, so the models never move and the wrong clustering {1, 2} "
             "persists; Federated-Clustering reaches (-0.5, 0.5).",
             r"\hat j_i = \arg\min_k f_i(\theta_k) = 2,\ \tfrac12(\nabla f_1(0)+\nabla f_2(0)) = 0",
-            IFCA_CLAIM_SOURCE + "; spec 6.1 check 4",
+            IFCA_CLAIM_SOURCE,
             "hat(j)_i = arg min_k f_i (theta_k) = 2, space 1/2 (nabla f_1(0) + nabla f_2(0)) = 0"),
         observed={"gamma": list(gammas), "T": T_IFCA, "losses_at_theta0_[k][i]": L0, "theta_T": _np(tr.theta[-1, :, :, 0]),
                   "theta_T_normalize_members": _np(runs["members"].theta[-1, :, :, 0]), "assign_rounds_all_(2,2)": parts["all: assignments_(2,2)_every_round"],
@@ -194,7 +194,7 @@ def c05_ifca_option2_hypcluster_stuck(ctx: Context, *, ifca_fn=ifca, fc=federate
             "the models) and with HypCluster (centralised steps on each cluster's pooled loss), the clients' updates "
             "from theta_2 = 0 are symmetric about 0, so theta_2 stays 0 and both clients stay in cluster 2.",
             r"\theta_2 \leftarrow \tfrac12\big(\mathrm{LocalUpdate}_1(0)+\mathrm{LocalUpdate}_2(0)\big) = 0",
-            IFCA_CLAIM_SOURCE + " (Option II, line 15/18 of IFCA; HypCluster); spec 6.1 check 5",
+            IFCA_CLAIM_SOURCE + " (Option II, line 15/18 of IFCA; HypCluster)",
             "theta_2 <- 1/2 (\"LocalUpdate\"_1(0) + \"LocalUpdate\"_2(0)) = 0"),
         observed={"grid_(gamma,tau_loc)": grid, "T": T_IFCA, "max_abs_theta_deviation": max_dev, "failure_parts_all_true": failure,
                   "failed_parts": [k for k, v in parts.items() if not v],
@@ -251,7 +251,7 @@ def c06_fc_solves_example2(ctx: Context, *, ifca_fn=ifca, fc=federated_clusterin
             "ball radius tau < 2 each client averages only its own gradient and converges to its optimum (-0.5 and 0.5), "
             "from any initialisation; IFCA on the same instance stays stuck.",
             r"\|\nabla f_1(x)-\nabla f_2(x)\| = 2\ \forall x \Rightarrow x_T \to (-0.5,\,0.5)\ (\tau<2)",
-            "werner2023 section 3.1.3 (Example 2 revisited), Assumption 5 (17); spec 6.1 check 6",
+            "werner2023 section 3.1.3 (Example 2 revisited), Assumption 5 (17)",
             "norm(nabla f_1(x) - nabla f_2(x)) = 2 forall x => x_T -> (-0.5, 0.5) (tau < 2)"),
         observed={"grid_(init,tau)": main, "x_T": _np(xT[: len(main)]), "solved": _np(solved[: len(main)]),
                   "controls_(init,tau)": ctrl, "controls_x_T": _np(xT[len(main):]), "T": FC_T, "eta": FC_ETA, "M": FC_M,

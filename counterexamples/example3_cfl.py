@@ -148,11 +148,11 @@ def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=
     err_mean = fr["final_abs_error"].mean(1)[0]  # [3]
     repaired = frac >= FRAC_MIN and bool((err_mean < FC_X_TOL).all())
     assumptions = [Assumption("FedAvg optimum solves sum_j E g_j(x) = 0 at x = 1/3", v_opt.passed, x_star, "exact",
-                              "identity check of the exact solve (spec A13 erratum)")]
+                              "identity check of the exact solve (Example 3, eqs. (7)-(9))")]
     verdict = apply_assumptions(counterexample_verdict(failure, repaired), assumptions)
     c13 = counts[f"{1 / 3:.4f}"]
     finding = (
-        f"Errata confirmed (spec A13): (a) the FedAvg optimum of Example 3 is x* = 1/3, not 1/4: sum_j E g_j(x) = 3x - 1 "
+        f"Errata confirmed (section 2.1, Example 3, eqs. (7)-(9), Fig. 1(c)): (a) the FedAvg optimum of Example 3 is x* = 1/3, not 1/4: sum_j E g_j(x) = 3x - 1 "
         f"vanishes at {x_star:.6f}, and CFL's FedAvg phase hovers at {fedavg_mean[0]:.4f} (95% CI {fedavg_mean[1]:.4f} to "
         f"{fedavg_mean[2]:.4f}) before it splits; at the paper's 1/4 the summed expected gradient is -1/4. (b) The wrong "
         f"split is {{1, 3}} | {{2}}, not {{1, 2}} | {{3}}: at x = 1/3, {c13['{1, 3} | {2}']} of {n} draws gave {{1, 3}} | {{2}}, "
@@ -171,7 +171,7 @@ def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=
             "and 3 with probability 1/2, and CFL's recursion never reunites them. Federated-Clustering (with batch "
             "averaging) keeps {2, 3} together.",
             r"\Pr[\text{CFL separates 2 and 3}] = \tfrac12",
-            "werner2023 section 2.1, Example 3, eqs. (7)-(9), Fig. 1(c); spec 6.1 check 7 and A13",
+            "werner2023 section 2.1, Example 3, eqs. (7)-(9), Fig. 1(c)",
             "Pr[\"CFL separates 2 and 3\"] = 1/2"),
         observed={"draws": n, "p_separate_(p,lo,hi)": p_hat, "partition_counts": counts,
                   "agglomerative_agrees_with_optimal_(fraction_of_draws)": agree,
@@ -245,7 +245,7 @@ def c08_fc_needs_batching(ctx: Context, *, fc=federated_clustering) -> Result:
     three_with_one = {f"|B|={b}, tau={t:g}": float(fr["frac_ball3_has_1"][i].mean()) for i, (b, t) in enumerate(C08_GRID)}
     err_d = {f"|B|={b}, tau={t:g}": _np(err[i]) for i, (b, t) in enumerate(C08_GRID)}
     finding = (
-        f"Discrepancy (spec A13): the paper says Federated-Clustering avoids CFL's mistake on Example 3, but with |B| = 1 "
+        f"Discrepancy (section 3.1.3, Example 3 revisited): the paper says Federated-Clustering avoids CFL's mistake on Example 3, but with |B| = 1 "
         f"client 2's ball was exactly {{2, 3}} in 0 of {rounds_b1} rounds (95% CI 0 to {ci_b1[2]:.1e}) for tau in {{0.25, 0.4, 0.49}}: "
         f"clients 1 and 3 are both exactly 1/2 from client 2's gradient at every x (Delta = sigma = 1/2, so Thm 3.3's "
         f"Delta >~ sigma/delta_i fails), and client 3's ball contained client 1 in "
@@ -254,10 +254,10 @@ def c08_fc_needs_batching(ctx: Context, *, fc=federated_clustering) -> Result:
         f"{mean_frac['|B|=16, tau=0.25']:.3f}/{mean_frac['|B|=16, tau=0.4']:.3f} and |B| = 64 gives "
         f"{mean_frac['|B|=64, tau=0.25']:.3f}/{mean_frac['|B|=64, tau=0.4']:.3f} (tau = 0.25/0.4), as Thm 3.3's batch "
         f"requirement predicts."
-        + ("" if not off else " The spec's final-model tolerance 0.05 is missed at "
+        + ("" if not off else " The final-model tolerance 0.05 is missed at "
            + "; ".join(f"|B|={c[0]}, tau={c[1]:g} by client {j} ({e:.3f})" for c, j, e in off)
            + ": there client 3's batch mean lands within tau of client 1's gradient often enough to pull client 1 off 0, "
-             "so that criterion is applied at |B| = 64 only, where the spec's simulation states it."))
+             "so that criterion is applied at |B| = 64 only, where an earlier simulation established it."))
     p_close = within_tau_probability(16, 0.25)
     rng = ctx.numpy_rng("bootstrap")
     series = []
@@ -272,7 +272,7 @@ def c08_fc_needs_batching(ctx: Context, *, fc=federated_clustering) -> Result:
             "client 2's view clients 1 and 3 are equidistant (1/2) at every model. Averaging client 3's gradient over a "
             "batch (variance 1/(4|B|), Lemma 7) restores the separation, in line with Theorem 3.3's batch requirement.",
             r"|B|=1:\ \|g_1-g_2\| = \|g_3-g_2\| = \tfrac12;\quad |B|\ge 16:\ \text{ball}_2=\{2,3\}",
-            "werner2023 Theorem 3.3 and Lemma 7 (batch |B|), section 3.1.3 (Example 3 revisited); spec 6.1 check 8, A13",
+            "werner2023 Theorem 3.3 and Lemma 7 (batch |B|), section 3.1.3 (Example 3 revisited)",
             "abs(B) = 1: norm(g_1 - g_2) = norm(g_3 - g_2) = 1/2"),
         observed={"grid_(B,tau)": C08_GRID, "seeds": seeds, "T": FC_T, "eta": FC_ETA, "M": FC_M,
                   "mean_frac_rounds_ball2_is_23": mean_frac, "mean_frac_rounds_ball3_contains_1": three_with_one,

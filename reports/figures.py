@@ -11,7 +11,8 @@
                      "role": "observed" | "bound" | "reference"}]}
 
     observed: markers and a line for the mean, a shaded band between ``lo`` and ``hi`` that
-    carries ``band_label`` in the legend; bound: dashed line; reference: dotted grey line.
+    carries ``band_label`` in the legend; bound: dashed line; reference: dotted grey line. Bound and
+    reference lines are drawn above the observed ones, so a prediction the data meet stays visible.
     Panels sit side by side, at most three to a row.
 (b) ``{"draw": "package.module:function"}``: ``function(result, path)`` writes a PNG at path.
 (c) ``{}``: no figure.
@@ -40,6 +41,7 @@ from matplotlib.figure import Figure  # drawn on a bare Figure (Agg canvas): no 
 __all__ = ["FigureError", "render_figure", "draw_panels", "render_latex", "DPI"]
 
 DPI = 150
+THEORY_ZORDER = 3  # bound and reference lines sit above observed ones (matplotlib's lines: 2)
 MAX_COLS = 3
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF8", b"<svg", b"<?xml")
 
@@ -219,6 +221,23 @@ def _scale(scale: Any) -> str:
     return s
 
 
+def _sparse_log_ticks(axis, lo: float, hi: float) -> None:
+    """A log axis spanning less than a decade: matplotlib would label every minor tick as ``3×10^0``, and those
+    labels collide. Label 1, 2 and 5 times the powers of ten in plain numbers instead (or a few linear steps
+    when fewer than two of those fall inside), and leave the minor ticks unlabelled."""
+    from matplotlib import ticker
+
+    lo, hi = min(lo, hi), max(lo, hi)
+    if not (lo > 0 and math.isfinite(hi) and hi / lo < 10):
+        return
+    locator = ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0))
+    if sum(lo <= t <= hi for t in locator.tick_values(lo, hi)) < 2:
+        locator = ticker.MaxNLocator(nbins=4)
+    axis.set_major_locator(locator)
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def _draw_panel(ax, panel: dict, palette, plain: bool, wrap: int = 60) -> None:
     xscale = _scale(panel.get("xscale"))
     yscale = _scale(panel.get("yscale"))
@@ -271,13 +290,15 @@ def _draw_panel(ax, panel: dict, palette, plain: bool, wrap: int = 60) -> None:
         order = np.argsort(np.where(np.isfinite(x), x, np.inf), kind="stable")
         xo, yo = x[order], np.where(ok, y, np.nan)[order]
         label = _legend_label(s.get("label"), plain)
+        # theory (bound, reference) is drawn above the observations, broken, so that a prediction the data meet
+        # exactly stays visible on the observed line instead of hiding under it
         if role == "reference":
-            ax.plot(xo, yo, linestyle=":", color="0.45", linewidth=1.3, label=label)
+            ax.plot(xo, yo, linestyle=":", color="0.3", linewidth=1.6, label=label, zorder=THEORY_ZORDER)
             continue
         colour = palette[colour_i % len(palette)]
         colour_i += 1
         if role == "bound":
-            ax.plot(xo, yo, linestyle="--", color=colour, linewidth=1.5, label=label)
+            ax.plot(xo, yo, linestyle="--", color=colour, linewidth=1.5, label=label, zorder=THEORY_ZORDER)
             continue
         ax.plot(xo, yo, marker="o" if x.size <= 60 else None, markersize=3.5, linewidth=1.3, color=colour,
                 label=label)
@@ -318,6 +339,10 @@ def _draw_panel(ax, panel: dict, palette, plain: bool, wrap: int = 60) -> None:
                             label=(band_label or "") + " (lower end ≤ 0: to axis)")
         ax.set_ylim(bottom, top)
 
+    for axis, lim in ((ax.xaxis, ax.get_xlim()) if xscale == "log" else (None, None),
+                      (ax.yaxis, ax.get_ylim()) if yscale == "log" else (None, None)):
+        if axis is not None:
+            _sparse_log_ticks(axis, *lim)
     if hidden:
         notes.append(f"{hidden} point{'s' if hidden > 1 else ''} ≤ 0 or not finite not shown")
     ax.set_title(_text(panel.get("title"), plain, width=wrap), fontsize=9)

@@ -4,7 +4,7 @@ import pytest
 
 from verify.engine import Context
 from verify.registry import load_all
-from verify.testing import assert_power_shown, assert_says_how_hard_it_was_tested, run_quick
+from verify.testing import assert_cites_the_paper, assert_power_shown, assert_says_how_hard_it_was_tested, run_quick
 
 CHECKS = load_all()
 
@@ -65,3 +65,11 @@ def test_every_figure_label_parses(check_id, tmp_path):
         with warnings.catch_warnings():
             warnings.simplefilter("error", LabelWarning)
             render_figure(res, tmp_path / "figure.png")
+
+
+@pytest.mark.parametrize("check_id", list(CHECKS))
+def test_reader_facing_text_cites_the_paper(check_id):
+    """A reader holds the paper, not our spec: titles, claims, explanations, findings, assumptions, controls, figure
+    labels and table keys cite the paper's theorem, equation, figure, section or line (issue 20)."""
+    spec = CHECKS[check_id]
+    assert_cites_the_paper(run_quick(spec), extra={"no_control": spec.no_control or ""})

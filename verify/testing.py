@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
 import numpy as np
 import torch
@@ -27,7 +28,7 @@ from verify.registry import CheckSpec, get
 from verify.result import Result, Verdict
 
 __all__ = ["worker_counts", "planted_quadratics", "clustered_points", "seeds", "assert_verdict", "run_quick",
-           "CheckContract"]
+           "assert_cites_the_paper", "reader_facing_texts", "CheckContract"]
 
 seeds = st.integers(0, 2**31 - 1)
 
@@ -197,6 +198,66 @@ def assert_power_shown(check, result: Result, fidelity: str = "quick") -> None:
     assert planted.verdict == Verdict.VIOLATED, (
         f"{spec.id}: planted at its reported power ({result.power.get('text')}; {sorted(overrides)}) it says "
         f"{planted.verdict.value}: {planted.explanation}")
+
+
+#: A reference to our private reading of a paper (the spec), which a reader holding only the paper cannot resolve:
+#: the word "spec" itself, an erratum label "(E5)", or a bare label of the spec's lists -- claims C1-C33, errata
+#: E1-E25, figure claims F1-F2, ambiguities A1-A20, derived results R1-R3.
+_SPEC_WORD = re.compile(r"\bspec(?:'s)?\b", re.IGNORECASE)
+_SPEC_LABEL = re.compile(r"\(E\d+\)|\b(?:[ACEF]\d{1,2}|R\d)\b")
+#: Bare labels that are the paper's own: buttaci2024 numbers Appendix A's and B's lemmas "Lemma A3", "B3";
+#: werner2023's constant A^2 (Assumption 4, Lemma 1) is written A2 in table keys ("A2_exact").
+PAPER_LABELS = {"buttaci2024": re.compile(r"^[AB]\d{1,2}$"), "werner2023": re.compile(r"^A2$")}
+
+
+def reader_facing_texts(result: Result, extra: dict | None = None) -> list[tuple[str, str]]:
+    """``(field, text)`` for every text of a Result a report reader sees: title, claim (text, source, LaTeX, typst),
+    explanation, the finding's five fields, assumptions (name, detail), control, margin and power, figure titles,
+    axis and series labels, and the keys of the observed and predicted tables (underscores read as spaces).
+    ``extra`` adds texts kept outside the Result (e.g. the check's ``no_control`` reason)."""
+    out = [("title", result.title)]
+    out += [(f"claim.{k}", getattr(result.claim, k, "")) for k in ("text", "source", "latex", "typst")]
+    out.append(("explanation", result.explanation))
+    out += [(f"finding.{k}", getattr(result.finding, k, "")) for k in
+            ("summary", "paper_says", "correction", "witness", "second_argument")]
+    for i, a in enumerate(result.assumptions):
+        out += [(f"assumptions[{i}].name", a.name), (f"assumptions[{i}].detail", a.detail)]
+
+    def strings(prefix: str, x, keys_only: bool = False):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                yield f"{prefix}.{k} (key)", str(k).replace("_", " ")
+                yield from strings(f"{prefix}.{k}", v, keys_only)
+        elif isinstance(x, (list, tuple)):
+            for i, v in enumerate(x):
+                yield from strings(f"{prefix}[{i}]", v, keys_only)
+        elif isinstance(x, str) and not keys_only:
+            yield prefix, x
+
+    out += list(strings("control", result.control))
+    out += [(f"{k}.text", (getattr(result, k) or {}).get("text", "")) for k in ("margin", "power")]
+    for i, panel in enumerate((result.figure or {}).get("panels") or []):  # the texts reports.figures draws
+        out += [(f"figure.panels[{i}].{k}", panel.get(k)) for k in ("title", "xlabel", "ylabel")]
+        for j, series in enumerate(panel.get("series") or []):
+            out += [(f"figure.panels[{i}].series[{j}].{k}", series.get(k)) for k in ("label", "band_label")]
+    out += list(strings("observed", result.observed, keys_only=True))
+    out += list(strings("predicted", result.predicted, keys_only=True))
+    out += [(k, v) for k, v in (extra or {}).items()]
+    return [(f, str(t)) for f, t in out if t]
+
+
+def assert_cites_the_paper(result: Result, extra: dict | None = None) -> None:
+    """No reader-facing text of ``result`` (:func:`reader_facing_texts`) cites our private spec: a reader holding the
+    paper must be able to resolve every reference, so a Result cites the paper's theorem, lemma, equation, figure,
+    section or line. Labels that are the paper's own (:data:`PAPER_LABELS`) are allowed."""
+    own = PAPER_LABELS.get(result.paper)
+    hits = []
+    for field_name, text in reader_facing_texts(result, extra):
+        for m in list(_SPEC_WORD.finditer(text)) + list(_SPEC_LABEL.finditer(text)):
+            if own is not None and own.match(m.group(0)):
+                continue
+            hits.append(f"{field_name}: {m.group(0)!r} in ...{text[max(0, m.start() - 50): m.end() + 30]}...")
+    assert not hits, f"{result.id}: reader-facing text cites our spec, not the paper:\n  " + "\n  ".join(hits)
 
 
 def _numbers(r: Result) -> str:

@@ -75,7 +75,7 @@ SIGMA_EFF2 = Bound(
     statement="One step of CafCor is exactly as private as a Gaussian mechanism of sensitivity 2C and variance "
               "sigma_eff^2 = a b / (b + sigma_cor^2), a = (n-q) sigma_cor^2 + sigma_ind^2, b = (f-q) sigma_cor^2 + "
               "sigma_ind^2.",
-    source="allouah2025, Lemma A.4 and Theorem 4.1 (left-hand side); spec 3.2",
+    source="allouah2025, Lemma A.4 and Theorem 4.1 (left-hand side)",
     hidden_constant=False,
     typst='sigma_"eff"^2 = (a b) / (b + sigma_"cor"^2)',
 )
@@ -87,7 +87,7 @@ HONEST_RESIDUAL = Bound(
     kind="exact",
     statement="E || (1/|H|) sum_{i in H} xi^(i) ||^2 = d (f sigma_cor^2 + sigma_ind^2) / (n - f): the honest-honest "
               "pairs cancel, the pairs with the f malicious workers remain.",
-    source="allouah2025, proof of Lemma C.2; spec 2.2",
+    source="allouah2025, proof of Lemma C.2",
     hidden_constant=False,
     typst='EE norm(1/abs(cal(H)) sum_(i in cal(H)) xi^((i)))^2 = (d (f sigma_"cor"^2 + sigma_"ind"^2)) / (n - f)',
 )
@@ -95,11 +95,11 @@ HONEST_RESIDUAL = Bound(
 #: Per-worker marginals of the noise (spec 2.2, derived; check C3).
 MARGINAL_VAR = Bound(
     name="per-worker noise variance", expr=(n - 1) * s_cor2 + s_ind2, kind="exact",
-    statement="Var(xi^(i)) = ((n-1) sigma_cor^2 + sigma_ind^2) I_d.", source="allouah2025, spec 2.2 (derived from Alg. 1)",
+    statement="Var(xi^(i)) = ((n-1) sigma_cor^2 + sigma_ind^2) I_d.", source="allouah2025, Algorithm 1 and section 3 (derived; cf. eq. (8))",
     hidden_constant=False, typst='"Var"(xi^((i))) = (n-1) sigma_"cor"^2 + sigma_"ind"^2')
 MARGINAL_COV = Bound(
     name="cross-worker noise covariance", expr=-s_cor2, kind="exact",
-    statement="Cov(xi^(i), xi^(k)) = -sigma_cor^2 I_d for i != k.", source="allouah2025, spec 2.2 (derived from Alg. 1)",
+    statement="Cov(xi^(i), xi^(k)) = -sigma_cor^2 I_d for i != k.", source="allouah2025, Algorithm 1 and section 3 (derived; cf. eq. (8))",
     hidden_constant=False, typst='"Cov"(xi^((i)), xi^((k))) = -sigma_"cor"^2')
 
 #: Eq. (8): the covariance of the server's de-noised view of the honest rows.
@@ -181,12 +181,12 @@ MIN_EQUAL_NOISE_QF = Bound(
     name="least equal noise, q = f", expr=2 * R / (n - f + 1), kind="exact",
     statement="With sigma_cor = sigma_ind = s and q = f, Theorem 4.1's condition is s^2 >= 2R/(n-f+1), "
               "R = 16 C^2 T log(1/delta)/eps^2; LDP needs sigma_ind^2 >= R.",
-    source="allouah2025, Theorem 4.1 and its discussion (sigma^2 = Theta(1/(n eps^2)) vs Theta(1/eps^2)); spec 3.3",
+    source="allouah2025, Theorem 4.1 and its discussion (sigma^2 = Theta(1/(n eps^2)) vs Theta(1/eps^2))",
     hidden_constant=False, typst='s^2_min = (2 R) / (n - f + 1), quad R = (16 C^2 T log(1 \\/ delta)) / epsilon^2')
 NOISE_SAVING = Bound(
     name="n-fold noise saving", expr=(n - f + 1) / 2, kind="exact",
     statement="The LDP noise R divided by the least equal SecLDP noise 2R/(n-f+1) is (n-f+1)/2 = Theta(n).",
-    source="allouah2025, discussion after Theorem 4.1; spec 3.3, check C9",
+    source="allouah2025, discussion after Theorem 4.1",
     hidden_constant=False, typst='R / s^2_min = (n - f + 1) / 2')
 
 #: T-composition (spec C10): eps_total(T) = T e + 2 sqrt(T e L).
@@ -194,7 +194,7 @@ COMPOSITION = Bound(
     name="T-composition", expr=T * e_step + 2 * sp.sqrt(T * e_step * L), kind="exact",
     statement="The accountant's eps after T steps grows as T e + 2 sqrt(T e log(1/delta)): like sqrt(T) while "
               "T e << log(1/delta), then linearly.",
-    source="allouah2025, Lemmas A.2 and A.3 (proof of Theorem 4.1); spec check C10",
+    source="allouah2025, Lemmas A.2 and A.3 (proof of Theorem 4.1)",
     hidden_constant=False, typst='epsilon(T) = T e + 2 sqrt(T e log(1 \\/ delta))')
 
 
@@ -304,7 +304,7 @@ PROP_4_1_EXACT_SQUARE = Bound(
     kind="upper",
     statement=("Squaring eq. (14), ||mu* - xbar_S|| <= sqrt(f/(n-f)) (1 + sqrt(2n(n-f))/(n-2f)) sigma_S, exactly gives "
                "(f/(n-f)) (1 + sqrt(2n(n-f))/(n-2f))^2 lambda_max(Cov_S)."),
-    source="allouah2025, Appendix B, eq. (14) (the exact square; spec 4.1)",
+    source="allouah2025, Appendix B, eq. (14) (the exact square)",
     hidden_constant=False,
     typst='f/(n-f) (1 + sqrt(2 n (n-f)) / (n - 2 f))^2 lambda_max ("Cov"_S)',
 )
@@ -374,7 +374,7 @@ LEMMA_C6_PROOF = Bound(
 WISHART_EDGE = Bound(
     name="Wishart top-eigenvalue edge (reference)", expr=s_dp2 * (1 + sp.sqrt(d / n)) ** 2, kind="exact",
     statement="lambda_max((1/n) sum_i xi xi^T) -> sigma^2 (1 + sqrt(d/n))^2 as n, d grow (Bai-Yin); a reference only.",
-    source="allouah2025 spec check C17 (reference value, not a claim of the paper)", hidden_constant=False,
+    source="Bai-Yin law (reference value, not a claim of the paper; cf. allouah2025 Lemma C.6)", hidden_constant=False,
     typst='sigma^2 (1 + sqrt(d/n))^2')
 
 #: Lemma C.1, the noise part (eq. 58) and its simplified form used in Theorem 4.2.
@@ -417,7 +417,7 @@ LEMMA_C2_PRINTED_SAMPLING = Bound(
     name="Lemma C.2 as printed, sampling term", expr=(1 - b_batch / m_pts) * s_pop2 / b_batch, kind="upper",
     statement=("Lemma C.2's statement defines sigma_DP_bar^2 = (1 - b/m) sigma^2/b + d f sigma_cor^2 + d sigma_ind^2: its "
                "sampling term is (1 - b/m) sigma^2/b, without the factor 2 of sigma_b^2."),
-    source="allouah2025, Lemma C.2 (statement); spec 7.11", hidden_constant=False,
+    source="allouah2025, Lemma C.2 (statement)", hidden_constant=False,
     typst='overline(sigma)_"DP"^2 = (1 - b/m) sigma^2 / b + d f sigma_"cor"^2 + d sigma_"ind"^2 quad "(as printed)"')
 
 #: Theorem 4.2 (strongly convex), with the explicit constants of its proof (spec 4.3).

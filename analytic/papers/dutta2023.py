@@ -96,12 +96,12 @@ THEOREM_1_FLOOR = Bound(
 #: The bound the proof's own steps give once its constants are fixed (spec 4.4; still conditional on the
 #: unproven inequalities (13)): valid for alpha <= mu^2/(158 L^3 T) and f/|H| <= mu/(3L).
 RECONSTRUCTED = Bound(
-    name="reconstructed bound (spec 4.4)",
+    name="reconstructed bound (proof of Theorem 1, constants corrected)",
     expr=(1 - alpha * mu * T / 18)**k * e0 + 108 * L * T * alpha * sigma**2 / mu + 36 * sigma**2 * f / (L * H),
     kind="upper",
     statement=("With the proof's constants corrected: E e_k <= (1 - alpha mu T/18)^k e_0 + 108 L T alpha sigma^2/mu "
                "+ 36 sigma^2 f/(L |H|), for alpha <= mu^2/(158 L^3 T)."),
-    source="dutta2023, proof of Theorem 1 (Appendix VI-A) with the corrections of spec 4.4",
+    source="dutta2023, proof of Theorem 1 (Appendix VI-A) with its constants corrected (derived)",
     hidden_constant=False,
     typst="EE e_k <= (1 - (alpha mu cal(T))/18)^k e_0 + (108 L cal(T) alpha sigma^2)/mu + (36 sigma^2 f)/(L |cal(H)|)",
 )
@@ -178,7 +178,7 @@ ALPHA_FREE_FLOOR = Bound(
     kind="lower",
     statement=("Under an attack CE keeps (CE evasion), the floor at alpha L = 0.02 is at least half the floor at alpha L = "
                "0.1: the Byzantine part of (10), 72 T sigma^2 f/(mu |H|), does not depend on alpha."),
-    source="dutta2023, Theorem 1, eq. (10), and Remark 1; spec C12 (c)",
+    source="dutta2023, Theorem 1, eq. (10), and Remark 1",
     hidden_constant=False,
     typst="E_oo (alpha L = 0.02) >= 1/2 E_oo (alpha L = 0.1)",
 )
@@ -189,9 +189,9 @@ CE_REMOVES_FAR_ATTACK = Bound(
     name="CE removes attacks outside the honest radius",
     expr=sp.Rational(3, 2),
     kind="upper",
-    statement=("Against far random vectors (100 x the honest radius, A1) the floor of Algorithm 1 is at most 1.5 x the floor "
+    statement=("Against far random vectors (100 x the honest radius) the floor of Algorithm 1 is at most 1.5 x the floor "
                "of the N - f honest agents averaged without a filter: CE eliminates the attack entirely."),
-    source="dutta2023, Algorithm 1 (CE filter) and Remark 1; spec 5.6 and C12 (d)",
+    source="dutta2023, Algorithm 1 (CE filter) and Remark 1",
     hidden_constant=False,
     typst="E_oo (A 1) <= 3/2 E_oo (cal(H) only)",
 )
@@ -205,19 +205,19 @@ LOCAL_STEPS_SPEEDUP = Bound(
     kind="lower",
     statement=("As the local iterations increase Algorithm 1 converges faster: ln rho(T = 3) / ln rho(T = 1) >= 2 (the "
                "bound's ratio is 3)."),
-    source="dutta2023, Section IV (Figs. 2-3) and Theorem 1 (rate 1 - alpha mu T/36); spec C14",
+    source="dutta2023, Section IV (Figs. 2-3) and Theorem 1 (rate 1 - alpha mu T/36)",
     hidden_constant=False,
     typst="ln rho(3) / ln rho(1) >= 2",
 )
 PER_STEP_RATE_LOW = Bound(
     name="per local step, the log-rate is at least half of T = 1's", expr=sp.Rational(1, 2), kind="lower",
     statement="ln rho(T) / (T ln rho(1)) >= 1/2: the per-local-step rate is roughly unchanged by T.",
-    source="dutta2023, Theorem 1 (rate 1 - alpha mu T/36); spec C14", hidden_constant=False,
+    source="dutta2023, Theorem 1 (rate 1 - alpha mu T/36)", hidden_constant=False,
     typst="ln rho(cal(T)) / (cal(T) ln rho(1)) >= 1/2")
 PER_STEP_RATE_HIGH = Bound(
     name="per local step, the log-rate is at most twice T = 1's", expr=sp.Integer(2), kind="upper",
     statement="ln rho(T) / (T ln rho(1)) <= 2: the per-local-step rate is roughly unchanged by T.",
-    source="dutta2023, Theorem 1 (rate 1 - alpha mu T/36); spec C14", hidden_constant=False,
+    source="dutta2023, Theorem 1 (rate 1 - alpha mu T/36)", hidden_constant=False,
     typst="ln rho(cal(T)) / (cal(T) ln rho(1)) <= 2")
 
 

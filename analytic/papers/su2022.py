@@ -105,7 +105,7 @@ PAPER = Paper(
         "(c14). The two-phase method succeeded in every run over six start families (d = 5, k = 2 and 3); IFCA run fairly "
         "(10 random restarts, the lowest training loss kept, 600 rounds, the same Phase-2 clients) succeeded in "
         "100% and 50% of its 6 seeds per grid point, one start in 50% and 33% (600 rounds) and in none after 60 rounds (the former baseline); the training loss picked a good restart whenever one existed; the paired comparison "
-        "is inconclusive at these sizes (c28). The sign of beta_hat, which the paper leaves open (E1), decides Phase 1: "
+        "is inconclusive at these sizes (c28). The sign of beta_hat, which the paper leaves open (Phase 1 line 13), decides Phase 1: "
         "without a rule it succeeded in 17% of runs, with the first-moment rule in all (c17); with Phase 1 as printed the "
         "two-phase method succeeded in 33% and 0% of those seeds (c28). Phase 1 stopped within 9 iterations instead of the proof's 46 (c16). "
         "The exact identities (Lemma 1, the spectrum of P_i, Algorithm 3 = orthogonal iteration, the least-squares fixed "
@@ -116,9 +116,9 @@ PAPER = Paper(
         "log^3 N makes Propositions 1-2 exceed the measured errors 70-170x). "
         "Phase 2 contracts at least as fast as Theorem 2 states, converges from every start within Lemma 10's radius "
         "Delta/3 (but not from Delta/2), and its error reaches the oracle least squares and keeps falling as n^-1/2 where "
-        "the bound (18) is flat (E20). "
+        "the bound (18) is flat. "
         "The theorems' own terms (issue 18, x05-x12): the per-client guarantee of Theorems 2-3 holds along the runs, the "
-        "failure shares at the data-dependent theta (E18) staying at about 0.3 of the fixed-theta Chernoff bound (x05); (9) "
+        "failure shares at the data-dependent theta staying at about 0.3 of the fixed-theta Chernoff bound (x05); (9) "
         "holds round by round with the exact contraction max_j ||I - eta K_j||, its additive term linear in sigma, and fails "
         "without its floor (x06); with alpha = 0.5 < beta = 1.5 the two-phase method converges although Phase 1's output "
         "lies outside Lemma 10's basin (0.19 Delta, below the proof's 0.4 Delta) in most runs: the conclusion holds where the "
@@ -126,7 +126,8 @@ PAPER = Paper(
         "(x08); T' = Theta((kappa/(s eta rho)) log(Delta/nu)) is not invariant under a change of units (erratum, x09); "
         "Rademacher features work as Gaussian ones (x10); line 13's sigma_hat read literally as lambda_1(A A^T) stops every "
         "anchor outside 2 eps Delta/alpha (x11); the anchor's ell and T2 needs do not grow with d (x12). "
-        "Our spec's errors, each with its check or the reason it is not checked: "
+        "The errors and gaps found on reading the paper, numbered here (E1-E25), each with its check "
+        "or the reason it is not checked: "
         + _errors_line()),
     not_checked=(
         ("Theorem 1, eq. (3) (line ~123): m >= p_min^-2 Omega~(d), m growing with d, at quick fidelity",
@@ -142,7 +143,7 @@ PAPER = Paper(
          "600 rounds) at d = 5, k in {2, 3} (quick) and d in {5, 10, 20}, k in {2, 3, 5} (full), and x04 reruns [GCYR20]'s "
          "sweep; a quick-fidelity d sweep of restart counts (about 10 restarts x 600 rounds per seed and d) exceeds the "
          "time share"),
-        ("Phase 1, lines 14-18: the listing re-tests sigma_hat every iteration instead of freezing (E6)",
+        ("Phase 1, lines 14-18: the listing re-tests sigma_hat every iteration instead of freezing",
          "covered, not separately checked: c13 runs the listing as printed (re-test) against Theorem 1 (4), and c28 runs the "
          "two-phase method with Phase 1 as printed beside the repaired one"),
     ),
@@ -200,7 +201,7 @@ LEMMA_3 = Bound("Lemma 3", (delta**2 + sigma**2) * XI1, "upper",
 #: Lemma 3's leading order (m >> d log^5 N): (delta^2 + sigma^2) sqrt(d/m) -- slope -1/2 in m, +1/2 in d.
 LEMMA_3_LEADING = Bound("Lemma 3, leading order", (delta**2 + sigma**2) * sp.sqrt(d / m), "tight",
                         statement="In the regime m >> d log^5 N the deviation of Y scales as (delta^2 + sigma^2) sqrt(d/m).",
-                        source="su2022, Lemma 3 (leading term of xi_1); spec 6 C6",
+                        source="su2022, Lemma 3 (leading term of xi_1)",
                         typst="norm(Y - EE Y) prop (delta^2 + sigma^2) sqrt(d / m)")
 
 #: Lemma 6: ||A_t - E A_t|| <~ (||e||^2 + sigma^2) xi_2; leading order sqrt(k/ell).
@@ -209,7 +210,7 @@ LEMMA_6 = Bound("Lemma 6", (e_norm**2 + sigma**2) * XI2, "upper",
                 source="su2022, Lemma 6 (Appendix A.2)", typst="norm(A_t - EE A_t) lt.tilde (norm(e)^2 + sigma^2) xi_2")
 LEMMA_6_LEADING = Bound("Lemma 6, leading order", (e_norm**2 + sigma**2) * sp.sqrt(k / ell), "tight",
                         statement="The anchor's k x k moment deviates by (||e||^2 + sigma^2) sqrt(k/ell) to leading order.",
-                        source="su2022, Lemma 6 (leading term of xi_2); spec 6 C7",
+                        source="su2022, Lemma 6 (leading term of xi_2)",
                         typst="norm(A - EE A) prop (norm(e)^2 + sigma^2) sqrt(k / ell)")
 
 #: Lemma 4 as printed (paper line ~492): ||Q_t Q_t^T - U_1 U_1^T|| <= tanh(theta) |lambda_{k+1}/lambda_k|^t, with the
@@ -225,7 +226,7 @@ LEMMA_4_PRINTED = Bound("Lemma 4, as printed (tanh)", sp.tanh(angle) * ratio**t,
 LEMMA_4 = Bound("Lemma 4 (tan, GVL13 Thm 8.2.2)", sp.tan(angle) * ratio**t, "upper",
                 statement="If |lambda_k| > |lambda_{k+1}| and cos(gamma) = sigma_min(U_1^T Q_0), orthogonal iteration "
                           "satisfies ||Q_t Q_t^T - U_1 U_1^T||_2 <= tan(gamma) |lambda_{k+1}/lambda_k|^t "
-                          "(the printed tanh(theta) read as tan(gamma), E14).",
+                          "(the printed tanh(theta) read as tan(gamma)).",
                 source="su2022, Lemma 4 (Appendix A.1; GVL13 Theorem 8.2.2)", hidden_constant=False,
                 typst="norm(Q_t Q_t^T - U_1 U_1^T) <= tan(gamma) abs(lambda_(k+1) / lambda_k)^t")
 
@@ -265,7 +266,7 @@ THM_1_LITERAL = Bound("Theorem 1 (4), as printed", eps * Delta, "upper",
 #: What the proof of Theorem 1 gives (E5): 2 eps Delta / alpha.
 THM_1_PROOF = Bound("Theorem 1 (4), proof's radius", 2 * eps * Delta / alpha, "upper",
                     statement="The proof of Theorem 1 gives sup_i ||theta_{i,T} - theta*_{z_i}|| <= eps' Delta with eps' = 2 eps / alpha.",
-                    source="su2022, proof of Theorem 1 (Appendix A.3); spec E5", hidden_constant=False,
+                    source="su2022, proof of Theorem 1 (Appendix A.3)", hidden_constant=False,
                     typst="sup_(i in H) norm(theta_(i,T) - theta_(z_i)^*) <= (2 epsilon / alpha) Delta")
 
 #: Coupon collector behind Theorem 1 (5): P(every cluster has an anchor) >= 1 - k (1 - p_min)^{n_H}.
@@ -291,8 +292,8 @@ THM_1_5_LITERAL = Bound("Theorem 1 (5), as printed", eps * Delta, "upper",
 #: Theorem 1's number of iterations with the 2 beta R of E9: (16 beta^2/alpha^2) log(2 beta R/(eps Delta)).
 THM_1_ITERATIONS = Bound("Theorem 1, T", 16 * beta**2 / alpha**2 * sp.log(2 * beta * radius / (eps * Delta)), "upper",
                          statement="Phase 1 stops within T = (16 beta^2/alpha^2) log(2 beta R/(eps Delta)) iterations "
-                                   "(the proof's beta R corrected to 2 beta R for a general start, E9).",
-                         source="su2022, proof of Theorem 1 (case t* = T); spec E9", hidden_constant=False,
+                                   "(the proof's beta R corrected to 2 beta R for a general start).",
+                         source="su2022, proof of Theorem 1 (case t* = T)", hidden_constant=False,
                          typst="T = (16 beta^2) / alpha^2 log((2 beta R) / (epsilon Delta))")
 
 #: Theorem 1 (3): m >= p_min^-2 Omega~(d) and ell = Omega~(k) (polylog factors dropped).
@@ -319,8 +320,8 @@ LEMMA_14 = Bound("Lemma 14", sp.sqrt(n * d * sp.log(1 / fail)) + d * sp.log(n / 
 # -- Phase 2 ---------------------------------------------------------------------------------------
 #: Theorem 2 (9): the per-round contraction is at most 1 - C1 s eta rho / kappa, i.e. 1 - r >~ s eta rho / kappa.
 THM_2_RATE = Bound("Theorem 2 (9), contraction", s * eta * rho / kappa_s, "lower",
-                   statement="d(theta_t, theta*) <= (1 - C1 s eta rho/kappa) d(theta_{t-1}, theta*) + C2 s eta sigma nu log(e/nu): "
-                             "the per-round factor r satisfies 1 - r >= C1 s eta rho / kappa.",
+                   statement="d(theta_t, theta*) <= (1 - C_1 s eta rho/kappa) d(theta_{t-1}, theta*) + C_2 s eta sigma nu log(e/nu): "
+                             "the per-round factor r satisfies 1 - r >= C_1 s eta rho / kappa.",
                    source="su2022, Theorem 2, eq. (9)", typst="1 - r gt.tilde (s eta rho) / kappa")
 
 #: Theorem 3: T' = Theta((kappa/(s eta rho)) log(Delta/nu)) rounds.
@@ -333,14 +334,14 @@ ROUNDS = Bound("Theorem 3, T'", kappa_s / (s * eta * rho) * sp.log(Delta / nu), 
 MISCLUSTER_EXPONENT = Bound("Lemma 10 exponent", n * alpha**2 * sp.Min(1, Delta**2 / sigma**2) ** 2, "lower",
                             statement="sup over the ball of radius (sqrt(alpha/beta)/3) Delta of P[i in S_j(theta)] <= "
                                       "4k exp(-c n_i alpha^2 (1 ^ Delta^2/sigma^2)^2).",
-                            source="su2022, Lemma 10 (Appendix B.2); Theorem 2 drops alpha^2 (E13)",
+                            source="su2022, Lemma 10 (Appendix B.2); Theorem 2 drops its alpha^2",
                             typst="PP[i in S_j(theta)] <= 4 k exp(-c n_i alpha^2 (1 and Delta^2 / sigma^2)^2)")
 
 #: [derived, spec 3.3] Chernoff reference at theta = theta*, isotropic Gaussian: (k-1)(1 + Delta^2/(4 sigma^2))^(-n/2).
 CHERNOFF = Bound("Chernoff reference", (k - 1) * (1 + Delta**2 / (4 * sigma**2)) ** (-n / 2), "upper",
                  statement="At theta = theta* with isotropic Gaussian features a client of size n is misclustered w.p. "
-                           "at most (k - 1)(1 + Delta^2/(4 sigma^2))^(-n/2) [derived, spec 3.3].",
-                 source="spec su2022 section 3.3 (derived Chernoff bound); compares with su2022 Lemma 10",
+                           "at most (k - 1)(1 + Delta^2/(4 sigma^2))^(-n/2) [derived].",
+                 source="derived Chernoff bound (not in the paper); compares with su2022 Lemma 10",
                  hidden_constant=False, typst="(k - 1)(1 + Delta^2 / (4 sigma^2))^(-n/2)")
 
 #: (32): sup_theta |G_j(theta) - E G_j(theta)| / N <~ sqrt(d k log k / M_eff).

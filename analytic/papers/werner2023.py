@@ -124,7 +124,7 @@ CORRECTED = Bound(
     expr=sigma**4 / (9 * Delta**2),
     kind="lower",
     statement="a^2 p^2/4 = sigma^4/(S+Delta)^2 >= sigma^4/(9 Delta^2) whenever Delta^2 >= 2 sigma^2",
-    source="spec werner2023 section 7 (A2), derived",
+    source="werner2023, eq. (95) with p/(1-p) = (S-Delta)/(S+Delta) (derived correction)",
     hidden_constant=False,
     typst="a^2 p^2 / 4 = sigma^4/(S + Delta)^2 >= sigma^4 / (9 Delta^2)",
 )
@@ -160,8 +160,8 @@ TC_STEPS_TO_FLOOR = Bound(
     expr=2 / delta * sp.log(n) + 5,
     kind="upper",
     statement=("With contraction 1 - delta/2 from c_1^2 <= sigma^2 to the floor sigma^2/n takes about (2/delta) ln n steps "
-               "(spec 6.2 check 12 allows 5 more)."),
-    source="werner2023, proof of Theorem 3.1, eqs. (13), (41); spec 6.2 check 12",
+               "(5 more allowed for the start)."),
+    source="werner2023, proof of Theorem 3.1, eqs. (13), (41)",
     hidden_constant=False,
     typst="(2/delta) ln n + 5",
 )
@@ -238,7 +238,7 @@ LEMMA_1_PAIRWISE = Bound(
     kind="lower",
     statement=("For i !~ j and all x: ||grad f_i(x) - grad f_j(x)||^2 >= 1/2 ||grad f_j(x*_i)||^2 - 2(1 + (L/mu)^2) "
                "||grad f_i(x)||^2 (the pairwise bound the proof derives)."),
-    source="werner2023, Appendix A.3, eqs. (102)-(107); spec section 7 (A1)",
+    source="werner2023, Appendix A.3, eqs. (102)-(107)",
     hidden_constant=False,
     typst="norm(nabla f_i (x) - nabla f_j (x))^2 >= 1/2 norm(nabla f_j (x_i^*))^2 - D^2 norm(nabla f_i (x))^2",
 )
@@ -278,7 +278,7 @@ THM_3_3_GROWING_BATCH = Bound(
     kind="upper",
     statement=("With the batch growing linearly in T (eq. (121)), Theorem 3.3's average squared gradient norm decays at "
                "least as fast as T^{-1/2}."),
-    source="werner2023, Theorem 3.3, eqs. (23), (120)-(121); spec section 7 (A7)",
+    source="werner2023, Theorem 3.3, eqs. (23), (120)-(121)",
     typst="1/T sum_t EE norm(nabla f_i)^2 = O(T^(-1/2)), quad |B| prop T",
 )
 
@@ -301,7 +301,7 @@ FC_FIXED_BATCH = Bound(
     kind="upper",
     statement=("With a fixed batch |B| and eta = 1/L, avg_t E||grad f_i||^2 <~ F_0/(eta T) + max(1,A^2)(rho^2/n_i + rho^3/Delta + "
                "beta_i rho Delta), rho^2 = sigma^2/|B|: O(1/T) down to a noise floor."),
-    source="werner2023, Appendix A.4, eq. (118); spec section 3.3",
+    source="werner2023, Appendix A.4, eq. (118)",
     typst="F_0/(eta T) + max(1,A^2)(rho^2/n_i + rho^3/Delta + beta_i rho Delta), quad rho^2 = sigma^2/abs(B)",
 )
 
@@ -312,7 +312,7 @@ FC_FLOOR = Bound(
     kind="tight",
     statement=("With a fixed batch and no Byzantine clients, Federated-Clustering's gradient norm settles at a floor "
                "proportional to rho^2/n_i = sigma^2/(n_i |B|): slope -1 in n_i and in |B|."),
-    source="werner2023, Appendix A.4, eq. (118) (first floor term); spec 6.5 check 21",
+    source="werner2023, Appendix A.4, eq. (118) (first floor term)",
     typst="sigma^2 / (n_i abs(B))",
 )
 
@@ -381,7 +381,7 @@ MOMENTUM_VARIANCE = Bound(
     kind="exact",
     statement=("At a fixed x with i.i.d. gradient noise of variance sigma^2 and m_0 = 0, Var(m_t) = alpha^2 sigma^2 "
                "sum_{q<t} (1-alpha)^{2q} = alpha sigma^2 (1 - (1-alpha)^{2t})/(2 - alpha) -> alpha sigma^2/(2 - alpha)."),
-    source="spec werner2023 section 6.6 check 25 (derived from eq. (29))",
+    source="werner2023, eq. (29) (derived)",
     hidden_constant=False,
     typst="alpha sigma^2 (1 - (1-alpha)^(2t)) / (2 - alpha)",
 )

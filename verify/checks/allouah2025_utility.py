@@ -158,14 +158,14 @@ def c18_honest_noise(ctx: Context, *, theory: Bound = A.LEMMA_C1_NOISE, settings
         verdict,
         observed={"settings": [dict(zip(("n", "f", "d", "sigma_cor2", "sigma_ind2"), s)) for s in settings],
                   "mean_lambda_max": mean, "ci": [info["ci_lo"], info["ci_hi"]], "ratio_to_lemma": mean / info["bound"],
-                  "spec_monte_carlo": [139.3, 101.9, 21.8], "replicates": R},
+                  "earlier_monte_carlo": [139.3, 101.9, 21.8], "replicates": R},
         predicted={"lemma": info["bound"], "eq58": eq58, "reference_(n s_cor^2 + s_ind^2)(1 + sqrt(d/(n-f)))^2": ref},
         fit=info,
         explanation=(f"The honest workers' noise had mean top eigenvalue {', '.join(f'{m:.1f}' for m in mean)} in the "
-                     f"spec's three settings (spec's Monte Carlo: 139.3, 101.9, 21.8), against the lemma's "
+                     f"three settings (an earlier Monte Carlo: 139.3, 101.9, 21.8), against the lemma's "
                      f"{', '.join(f'{b:.0f}' for b in info['bound'])}: at most {(mean / info['bound']).max():.3f} of "
                      "it. " + ("The bound held everywhere; it is loose by about two orders of magnitude, so the proof's "
-                               "questionable cross-term step (spec 7.10) does not endanger the statement here."
+                               "questionable cross-term step (proof of Lemma C.1, 'the second term above is non-positive') does not endanger the statement here."
                                if verdict.passed else "The bound failed in at least one setting.")),
         assumptions=[],
         figure=figspec.figure(figspec.panel(
@@ -467,7 +467,7 @@ def c21_rates(ctx: Context, *, theory: Bound = A.THM_4_2_SC_RATE, floor_theory: 
                    "remains, which the paper says is unavoidable (Karimireddy et al. 2022).",
                    r"\mathbb{E}[\mathcal{L}_{\mathcal{H}}(\theta_T)-\mathcal{L}_\star]\lesssim\frac{\kappa G_{\mathrm{cov}}^2}{\mu}"
                    r"+\frac{L\bar\sigma^2}{\mu^2T}+\frac{L^2\mathcal{L}_0}{\mu^2T^2}",
-                   "allouah2025, Theorem 4.2 (1) and the discussion after it; spec check C21",
+                   "allouah2025, Theorem 4.2 (1) and the discussion after it",
                    'EE[cal(L)_cal(H)(theta_T) - cal(L)_star] lt.tilde (kappa G_"cov"^2)/mu + (L overline(sigma)^2)/(mu^2 T) + (L^2 cal(L)_0)/(mu^2 T^2)'),
         verdict,
         observed={"T": cps, "excess_loss_homogeneous": Y_hom.mean(0), "excess_loss_heterogeneous": Y_het.mean(0),
@@ -577,14 +577,14 @@ def c22_privacy_utility(ctx: Context, *, theory: Bound = A.COR_4_1_UTILITY, ldp_
         ctx, Claim(f"{theory.statement} {ldp_theory.statement}",
                    r"\varrho_{\mathrm{SecLDP}}=\tilde O\left(\frac{(f+1)d}{n^2\varepsilon^2}\right)\ \text{vs}\ "
                    r"\varrho_{\mathrm{LDP}}=\tilde\Theta\left(\frac{d}{n\varepsilon^2}\right)",
-                   f"{theory.source}; spec check C22", theory.typst),
+                   f"{theory.source}", theory.typst),
         verdict,
         observed={"n": ns, "error_secldp": Y_sec.mean(0), "error_ldp": Y_ldp.mean(0), "error_secldp_cwtm": Y_tm.mean(0),
                   "slope_secldp": i_sec["slope"], "slope_secldp_ci": i_sec["slope_ci"], "slope_ldp": i_ldp["slope"],
                   "slope_ldp_ci": i_ldp["slope_ci"], "ratio_ldp_over_secldp": ratio.mean(0), "slope_ratio": i_ratio["slope"],
                   "cwtm_over_caf": (Y_tm / Y_sec).mean(0), "d": d, "replicates": R,
                   "noise": {"secldp_s2": [c for c, *_ in noise_sec], "ldp_sigma_ind2": [i for _, i, _ in noise_ldp]},
-                  "spec_simulation": {"d": 4000, "secldp": [515, 121, 28.8, 7.03], "ldp": [1650, 778, 379, 186]}},
+                  "earlier_simulation": {"d": 4000, "secldp": [515, 121, 28.8, 7.03], "ldp": [1650, 778, 379, 186]}},
         predicted={"exponent_secldp": i_sec["predicted_exponent"], "exponent_ldp": i_ldp["predicted_exponent"],
                    "exponent_ratio": 1.0, "tolerance": tol, "setting": {"f": f, "eps": eps, "delta": delta, "C": C}},
         fit={"secldp": i_sec, "ldp": i_ldp, "ratio": i_ratio, "cwtm_vs_caf": i_tm, "control": i_ctrl,
@@ -877,7 +877,7 @@ def x03_theorem42_nonconvex(ctx: Context, *, theory: Bound = A.THM_4_2_NC, Ts=(1
                   "distance_travelled": travel, "bound_over_observed_min": looseness, "replicates": R,
                   "clipped_fraction": float(run.clipped_fraction.max())},
         predicted={"bound": info["bound"], "gamma": gam, "gamma_cap_1_over_24L": 1 / (24 * L), "sigma_bar2": sb2,
-                   "L_0": L0, "L_star_estimate": L_star, "spec_expected_slope": -0.5},
+                   "L_0": L0, "L_star_estimate": L_star, "expected_slope": -0.5},
         fit=info,
         explanation=(f"With the theorem's step size (gamma from {gam[0]:.1e} to {gam[-1]:.1e}, sigma_bar^2 = {sb2:.2f}) "
                      f"the iterates travelled {travel[0]:.2f} to {travel[-1]:.2f} from theta_0 and the squared gradient "

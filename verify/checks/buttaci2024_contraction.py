@@ -107,7 +107,7 @@ def c03_reductions(ctx: Context, *, factors: dict = B.FACTORS, T: int = 12, E: i
                      f"{says(v_factors.passed, 'reduce', 'do not all reduce')} to FedAvg's at {points} random parameter points (largest "
                      f"relative error {max(i['max_rel_error'] for _, i in checks.values()):.1g}) and symbolically "
                      f"({sum(symbolic.values())} of {len(symbolic)} differences simplify to 0)."),
-        finding=(f"The floors do not reduce (spec 7 item 4): Theorem 3 at beta = 1 minus Theorem 1 at alpha = 0 is "
+        finding=(f"The floors do not reduce (Theorems 1 and 3, eqs. (7)-(8)): Theorem 3 at beta = 1 minus Theorem 1 at alpha = 0 is "
                  f"{floor_gap} (8 E^2 G^2/mu against 2 E^2 G^2/mu), because Lemma B2 carries 16 gamma^2 E^2 G^2 where "
                  "Lemma A2 has 4 gamma^2 E^2 G^2: beta = 1 does not give back FedAvg's bound."),
         figure=figspec.figure(
@@ -129,7 +129,7 @@ C5_CLAIM = Claim(
     "||wbar_{t+1,0} - w*||/||wbar_{t,0} - w*|| equals the lemma factor kappa evaluated at mu = lambda_min: "
     "Lemmas A3/B3 are exact multipliers of the error (not of its square).",
     r"\frac{\|\bar w_{t+1,0}-w_\star\|}{\|\bar w_{t,0}-w_\star\|}=\kappa(\mu=\lambda_{\min})",
-    "buttaci2024, Appendix A Lemma 3 (eq. 24), Appendix B Lemma 3 (eq. 123); spec 2.6 and C5",
+    "buttaci2024, Appendix A Lemma 3 (eq. 24), Appendix B Lemma 3 (eq. 123)",
     "norm(macron(w)_(t+1,0) - w_star) / norm(macron(w)_(t,0) - w_star) = kappa(mu = lambda_min)")
 
 
@@ -192,7 +192,7 @@ C6_CLAIM = Claim(
     "beta in (0,1), alpha > 0 and E >= 2, kappa_ours increases with beta and kappa_FedProx with alpha; at E = 1 "
     "kappa_ours = kappa_FedAvg = 1 - gamma mu exactly (the lemmas predict no advantage).",
     r"\kappa_{B3}(\beta)<(1-\gamma\mu)^E<\kappa_{A3}(\alpha)\ (E\ge2),\qquad \kappa_{B3}=\kappa_{\rm avg}=1-\gamma\mu\ (E=1)",
-    "buttaci2024, Appendix A Lemma 3, Appendix B Lemma 3; Section 5 (discussion of eq. 9); spec C6",
+    "buttaci2024, Appendix A Lemma 3, Appendix B Lemma 3; Section 5 (discussion of eq. 9)",
     "kappa_(B 3)(beta) < (1 - gamma mu)^E < kappa_(A 3)(alpha) (E >= 2); kappa_(B 3) = 1 - gamma mu (E = 1)")
 
 
@@ -240,7 +240,7 @@ def c06_ordering(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(1e-4, 1e
         ctx, C6_CLAIM, verdict,
         observed={"mu_over_L": list(mu_over_L), "E": list(Es), "kappa_fedavg": k_avg, "kappa_ours": k_ours,
                   "kappa_fedprox": k_prox, "smallest_gap_ours": float(gap_low[ge2].min()),
-                  "smallest_gap_fedprox": float(gap_high[ge2].min()), "E1_max_abs_difference": i_e1["max_abs_error"],
+                  "smallest_gap_fedprox": float(gap_high[ge2].min()), "E_is_1_max_abs_difference": i_e1["max_abs_error"],
                   "leading_order_gap_ratio_beta_0.5": lead_ratio},
         predicted={"leading_order_gap": "(E-1)(1-beta) mu^2/(8 L^2 E) at gamma = 1/(2LE)"},
         fit={"ours_below_fedavg": i_low, "fedavg_below_fedprox": i_high},
@@ -250,7 +250,7 @@ def c06_ordering(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(1e-4, 1e
                      f"kappa_FedAvg differ from 1 - gamma mu by at most {i_e1['max_abs_error']:.1e}. "
                      f"The advantage is tiny when mu << L: at mu/L = 1e-4 the gap is {gap_low[0, -1, 1]:.1e} even at E = 100."),
         finding=(f"The lemma-level advantage of the perturbed method over FedAvg is of order mu^2/L^2 and vanishes at "
-                 f"E = 1 (spec 7 item 5): at gamma = 1/(2LE) the gap kappa_avg - kappa_ours divided by (E-1)(1-beta) "
+                 f"E = 1 (Section 5's 'quantifiable speedup', eq. 9): at gamma = 1/(2LE) the gap kappa_avg - kappa_ours divided by (E-1)(1-beta) "
                  f"mu^2/(8 L^2 E) is {np.nanmin(lead_ratio[0]):.4f}-{np.nanmax(lead_ratio[0]):.4f} at mu/L = 1e-4."),
         figure=figspec.figure(figspec.panel("Gaps between the lemma factors (common gamma)", "E (local steps)",
                                             "kappa difference", series)),
@@ -444,7 +444,7 @@ C9_CLAIM = Claim(
     "stochastic runs contract no slower than the lemma factor; and the observed rates order as eq. (9) says, "
     "ours <= FedAvg <= FedProx.",
     r"\rho(M)^2\le\kappa_{\rm lemma}\le\kappa_{\rm thm},\qquad \rho_{\rm ours}\le\rho_{\rm avg}\le\rho_{\rm prox}",
-    "buttaci2024, Lemmas A3/B3, Theorems 1/3, eq. (9) (and Figs. 8-9: 'consistently improves over FedAvg'); spec C9",
+    "buttaci2024, Lemmas A3/B3, Theorems 1/3, eq. (9) (and Figs. 8-9: 'consistently improves over FedAvg')",
     "rho(M)^2 <= kappa_\"lemma\" <= kappa_\"thm\"; rho_\"ours\" <= rho_\"avg\" <= rho_\"prox\"")
 
 
@@ -578,7 +578,7 @@ C16_CLAIM = Claim(
                      "step 1/(2LE), E = 20, on identical (SC-Q1) and heterogeneous (SC-Q2) quadratic clients.",
     r"\gamma_t\leq\min\{\frac{1}{2L},\frac{1}{\beta\mu}\}\Rightarrow\mathbb{E}\|\bar w_{t+1,0}-w_\star\|^2\leq\kappa\,"
     r"\mathbb{E}\|\bar w_{t,0}-w_\star\|^2+A,\ \kappa\leq1-\mu\gamma_t",
-    "buttaci2024, Appendix B, Lemma 3 (eqs. 122-123, paper lines 823-835); Appendix C, Figs. 12-13; spec C16, 7 item 6",
+    "buttaci2024, Appendix B, Lemma 3 (eqs. 122-123, paper lines 823-835); Appendix C, Figs. 12-13",
     "gamma_t <= min{1/(2L), 1/(beta mu)} => EE norm(macron(w)_(t+1,0) - w_star)^2 <= kappa EE norm(macron(w)_(t,0) - "
     "w_star)^2 + A, kappa <= 1 - mu gamma_t")
 

@@ -51,7 +51,7 @@ C1_CLAIM = Claim(
     "with sum 1, p_i = sum_n p_in with sum 1.",
     r"\mathrm{mis}(i,n)=\tfrac{1-m_i^\top m_n}{2}=\tfrac{\|m_i-m_n\|^2}{4}"
     r",\ A_{in}=-\ln\mathrm{mis}(i,n),\ p_{in}=\tfrac{A_{in}}{\mathbf 1^\top A\mathbf 1}",
-    "buttaci2024, Definitions 1-2, Algorithm 1 (setup phase); spec C1, 7 items 12-13",
+    "buttaci2024, Definitions 1-2, Algorithm 1 (setup phase)",
     "\"mis\"(i,n) = (1 - m_i^T m_n)/2 = norm(m_i - m_n)^2/4, A_(i n) = -ln \"mis\"(i,n), "
     "p_(i n) = A_(i n) / (bb(1)^T A bb(1))")
 
@@ -205,7 +205,7 @@ C4_CLAIM = Claim(
     "Lemma M1 (main text, Lemma 1): at every local step k of round t, sum_i p_i wtilde^i_{t,k} = beta wbar_{t,k} + "
     "(1 - beta) wbar_{t,0}; the proof needs p_in = p_ni and full participation.",
     r"\sum_i p_i\tilde w^i_{t,k}=\beta\bar w_{t,k}+(1-\beta)\bar w_{t,0}",
-    "buttaci2024, Section 3, Lemma 1 (restated in Appendix B.1); spec 4 and 7 item 10",
+    "buttaci2024, Section 3, Lemma 1 (restated in Appendix B.1)",
     "sum_i p_i tilde(w)^i_(t,k) = beta macron(w)_(t,k) + (1-beta) macron(w)_(t,0)")
 
 
@@ -281,7 +281,7 @@ C20_CLAIM = Claim(
     "parameter b; a = 0 gives balanced classes and b = 0 equal sizes, and the mean misalignment of the similarity "
     "graph rises with the class imbalance a (Fig. 6).",
     r"q_i\sim\mathrm{Dir}(\tfrac1a\mathbf 1_K),\ \ln N_i\sim\mathcal N(\ln\tfrac NC,b^2);\ \ \tfrac{d}{d\log a}\,\overline{\mathrm{mis}}>0",
-    "buttaci2024, Appendix C.1 and Fig. 6; spec C20 and 7 item 15",
+    "buttaci2024, Appendix C.1 and Fig. 6",
     "q_i tilde \"Dir\"(1/a bb(1)_K), ln N_i tilde cal(N)(ln N/C, b^2); overline(\"mis\") \" increasing in \" a")
 
 

@@ -72,7 +72,7 @@ C10_CLAIM = Claim(
     "Lemmas A3 and B3: every round satisfies E||wbar_{t+1,0} - w*||^2 <= kappa E||wbar_{t,0} - w*||^2 + A, with "
     "A built from S sigma^2, Gamma and G^2 (eqs. 24 and 123).",
     r"\mathbb E\|\bar w_{t+1,0}-w_\star\|^2\le\kappa\,\mathbb E\|\bar w_{t,0}-w_\star\|^2+A",
-    "buttaci2024, Appendix A Lemma 3 (eq. 24), Appendix B Lemma 3 (eq. 123); spec C10",
+    "buttaci2024, Appendix A Lemma 3 (eq. 24), Appendix B Lemma 3 (eq. 123)",
     "EE norm(macron(w)_(t+1,0) - w_star)^2 <= kappa EE norm(macron(w)_(t,0) - w_star)^2 + A")
 
 
@@ -151,7 +151,7 @@ C11_CLAIM = Claim(
     "method): E||u^i_t - u^j_t||^2 <= 1{t>=1} 4 gamma^2 E^2 G^2 and E||wbar_{t,k} - wtilde^i_{t,k}||^2 <= "
     "4 gamma^2 E^2 G^2 [4 + (1-beta)^2 + 1{t>=1} 8 (1 - 1/beta)^2] (and the proof's eq. 121 form).",
     r"\mathbb E\|w^i_{t,k}-\bar w_{t,0}\|^2\le\gamma^2k^2G^2,\ \mathbb E\|\bar w_{t,k}-w^i_{t,k}\|^2\le4\gamma^2k^2G^2,\ \ldots",
-    "buttaci2024, Appendix A Lemmas 1-2 (eqs. 13, 17), Appendix B Lemmas 1-2 (eqs. 99, 119-121); spec C11",
+    "buttaci2024, Appendix A Lemmas 1-2 (eqs. 13, 17), Appendix B Lemmas 1-2 (eqs. 99, 119-121)",
     "EE norm(w^i_(t,k) - macron(w)_(t,0))^2 <= gamma^2 k^2 G^2, EE norm(macron(w)_(t,k) - w^i_(t,k))^2 <= 4 gamma^2 k^2 G^2, ...")
 
 
@@ -247,7 +247,7 @@ C12_CLAIM = Claim(
     "intermediate forms the proofs pass through, (L/2)[kappa^t D_0 + A(1 - kappa^t)/(1 - kappa)] and "
     "(L/2)[kappa^t (D_0 - A/(gamma mu)) + A/(gamma mu)].",
     r"\mathbb E f(\bar w_{t,0})-f_\star\le\tfrac{L\Delta}{\mu}\kappa_{\rm thm}^t+\text{floor}",
-    "buttaci2024, Theorems 1 and 3, eqs. (7)-(8), proofs (eqs. 47-51, 180-184); spec C12",
+    "buttaci2024, Theorems 1 and 3, eqs. (7)-(8), proofs (eqs. 47-51, 180-184)",
     "EE f(macron(w)_(t,0)) - f_star <= (L Delta)/mu kappa_\"thm\"^t + \"floor\"")
 
 
@@ -333,7 +333,7 @@ C13_CLAIM = Claim(
     "error due to the term depending on 1/beta^2').",
     r"\limsup_t\mathbb E f(\bar w_{t,0})-f_\star\le\tfrac{S\sigma^2}{4\mu}+\tfrac{3L\Gamma}{2\mu}"
     r"+\tfrac{2A_\beta E^2G^2}{\mu}+\tfrac{\beta(1-\beta)EG^2}{8L}",
-    "buttaci2024, Theorem 3, eq. (8); Section 5 (discussion of eq. 9); spec C13",
+    "buttaci2024, Theorem 3, eq. (8); Section 5 (discussion of eq. 9)",
     "limsup_t EE f(macron(w)_(t,0)) - f_star <= (S sigma^2)/(4 mu) + (3 L Gamma)/(2 mu) + (2 A_beta E^2 G^2)/mu + (beta(1-beta) E G^2)/(8 L)")
 
 
@@ -399,7 +399,7 @@ def c13_floor_scaling(ctx: Context, *, floor=B.FLOOR_3, betas=tuple(np.round(np.
                  f"error like beta^{slope:.2f}, and the error is smallest at beta = {betas_a[best]:g}, "
                  f"{fedavg / gap[best]:.1f} times below FedAvg's; the bias ||wbar_inf - w*||^2 is "
                  f"{'not ' if np.any(np.diff(bias) < 0) and np.any(np.diff(bias) > 0) else ''}monotone in beta. The floor's "
-                 "1/beta^2 term overstates how the error depends on beta (spec 7 items 5 and 18)."
+                 "1/beta^2 term overstates how the error depends on beta (cf. Section 5's discussion of eq. 9)."
                  + (f" The floor exceeds the exact stationary error by 10^{np.log10(1 / info['worst_ratio']):.1f} at best: "
                     "it holds vacuously." if v.passed and info["worst_ratio"] < 0.01 else "")),
         figure=figspec.figure(
@@ -420,7 +420,7 @@ C14_CLAIM = Claim(
     "Theorems 1 and 3: the floors are affine in the heterogeneity Gamma (slopes 3L/(2mu) L/L_alpha and 3L/(2mu)) and "
     "bound the constant-step error for every Gamma.",
     r"\text{floor}=\tfrac{3L\Gamma}{2\mu}\cdot\tfrac{L}{L_\alpha}+\ldots\ (\text{Thm 1}),\quad \tfrac{3L\Gamma}{2\mu}+\ldots\ (\text{Thm 3})",
-    "buttaci2024, Theorems 1 and 3, eqs. (7)-(8); spec C14",
+    "buttaci2024, Theorems 1 and 3, eqs. (7)-(8)",
     "\"floor\" = (3 L Gamma)/(2 mu) L/L_alpha + ... \"(Thm 1)\", quad (3 L Gamma)/(2 mu) + ... \"(Thm 3)\"")
 
 

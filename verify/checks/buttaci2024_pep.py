@@ -225,7 +225,7 @@ X02_CLAIM = Claim(
     "a common minimiser (Gamma = 0, sigma = 0), round 0 from a consensus, at the largest admissible step gamma = 1/(2L).",
     r"\sup_{f_i\in\mathcal{F}_{\mu,L}}\frac{\|\bar w_{1,0}-w_\star\|^2}{\|\bar w_{0,0}-w_\star\|^2}\leq\kappa_{B3}+"
     r"\frac{A}{\|\bar w_{0,0}-w_\star\|^2},\quad \frac{A}{\|\bar w_{0,0}-w_\star\|^2}\geq a_{\min}",
-    "buttaci2024, Appendix B, Lemma 3 (eqs. 122-123, paper lines 823-835); spec 7 item 6",
+    "buttaci2024, Appendix B, Lemma 3 (eqs. 122-123, paper lines 823-835)",
     "sup_(f_i in cal(F)_(mu,L)) norm(macron(w)_(1,0) - w_star)^2 / norm(macron(w)_(0,0) - w_star)^2 <= kappa_(B 3) + "
     "A / norm(macron(w)_(0,0) - w_star)^2")
 
@@ -302,7 +302,8 @@ def x02_pep_lemma_b3_step(ctx: Context, *, factor=B.KAPPA_B3, additive=B.A_B3, L
             f"certified worst case of at most {worst['worst_case']:.3f}. The step condition does not make kappa_B3 a "
             f"contraction factor: at beta = {worst['beta']:g} the worst case over smooth strongly convex clients is "
             f"{worst['worst_case']:.3f}{' (> 1: the round can expand the error)' if worst['diverges'] else ''} while "
-            f"kappa_B3 = {worst['kappa_B3']:.3f}. A remark on the step condition (spec 7 item 6), not an error of the "
+            f"kappa_B3 = {worst['kappa_B3']:.3f}. A remark on the step condition gamma <= min{{1/(2L), 1/(beta mu)}} of "
+            "Appendix B Lemma 3, not an error of the "
             "lemma; at the theorems' step 1/(2LE) x01 certifies the worst case below kappa without A.") if held else "",
         figure=figspec.figure(figspec.panel(
             f"Lemma B3 at gamma = 1/(2L), E = {E}, mu/L = {mu_over_L:g}", "beta", "per-round factor of ||wbar - w*||^2",

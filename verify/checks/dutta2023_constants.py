@@ -110,9 +110,9 @@ def c01_smoothness(ctx: Context, *, curvature: dict | None = None, lower_fractio
         ctx,
         Claim("Each honest agent's gradient is L-Lipschitz (Assumption 1, eq. (4)); for q^i = phi(||A^i x - b^i||) the "
               "constant is L = sup_r max(|phi''|, phi'/r) max_i ||A^i||^2: 4 max||A^i||^2 for problem (11) and "
-              "2 max||A^i||^2 for least squares, attained (spec 3, 5.2).",
+              "2 max||A^i||^2 for least squares, attained.",
               r"\|\nabla q^i(x)-\nabla q^i(y)\|\le L\|x-y\|,\ L_{(11)} = 4\max_i\|A^i\|_2^2,\ L_{LS}=2\max_i\|A^i\|_2^2",
-              "dutta2023, Assumption 1, eq. (4); problem (11); spec 3 and C1",
+              "dutta2023, Assumption 1, eq. (4); problem (11)",
               "norm(nabla q^i (x) - nabla q^i (y)) <= L norm(x - y), L_((11)) = 4 max_i norm(A^i)_2^2"),
         verdict,
         observed={"problems": rows, "L_hat_over_L": ratios},
@@ -189,7 +189,7 @@ def c02_pl_constant(ctx: Context, *, iso_theory: Callable[[float], tuple] = D.is
               "squares, min_rho phi'(rho)^2/(2 phi(rho)) in the isotropic case (1.0742 for (11), 0.1755 for "
               "phi = r^2 + 3 sin^2 r), and bounds for Gaussian (11).",
               r"\|\nabla q^{\mathcal H}(x)\|^2\ge 2\mu\,(q^{\mathcal H}(x)-q^{\mathcal H}_*)",
-              "dutta2023, Assumption 2, eq. (5); problem (11); spec 3 and C2",
+              "dutta2023, Assumption 2, eq. (5); problem (11)",
               "norm(nabla q^cal(H)(x))^2 >= 2 mu (q^cal(H)(x) - q^cal(H)_*)"),
         verdict,
         observed={"mu_hat": out, "mu_hat_x2_3sin2": one_d, "mu_traj": traj_mu.value, "mu_traj_problem": cases[-1],
@@ -251,7 +251,7 @@ def c03_growth_consistency(ctx: Context, *, mu_rule: Callable[[dict], float] = l
         Claim("Assumption 2 asks PL and quadratic growth with one mu: q^H(x) - q^H* >= (mu/2)||x - x*||^2, hence the "
               "error bound ||grad q^H(x)|| >= mu ||x - x*||; with mu = min(mu_PL, mu_QG) neither may fail anywhere.",
               r"q^{\mathcal H}(x)-q^{\mathcal H}_*\ge\tfrac{\mu}{2}\|x-x^*\|^2,\quad \|\nabla q^{\mathcal H}(x)\|\ge\mu\|x-x^*\|",
-              "dutta2023, Assumption 2, eq. (5) (right inequality); spec 3 and C3",
+              "dutta2023, Assumption 2, eq. (5) (right inequality)",
               "q^cal(H)(x) - q^cal(H)_* >= mu/2 norm(x - x^*)^2, norm(nabla q^cal(H)(x)) >= mu norm(x - x^*)"),
         verdict,
         observed={"problems": rows, "violations": total, "points_per_problem": rows[0]["points"]},
@@ -343,7 +343,7 @@ def c04_convexity(ctx: Context, *, kappa: float = 1.0, points: int | None = None
         Claim("The paper presents problem (11), q^i(x) = ||A^i x - b^i||^2 + sin^2(||A^i x - b^i||), as 'an example of an "
               "invex but non-convex function satisfying the PL condition'.",
               r"q^i(x)=\|A^ix-b^i\|^2+\sin^2\|A^ix-b^i\| \text{ is non-convex}",
-              "dutta2023, Section IV, eq. (11); spec 5.2 and C4",
+              "dutta2023, Section IV, eq. (11)",
               "q^i (x) = norm(A^i x - b^i)^2 + sin^2 norm(A^i x - b^i) \"is non-convex\""),
         verdict,
         observed={"claim_problem_kappa": kappa, "probe": claim_res.as_dict(), "control_kappa_3": ctrl_res.as_dict(),
@@ -410,7 +410,7 @@ def c05_problem12(ctx: Context, *, lipschitz_exponent: float = -1.0, hs=tuple(np
               "condition'; it also violates Assumption 1: the gradient is not Lipschitz across the zero-residual set "
               "(ratio ~ 1/h), so Theorem 1 does not cover the paper's second experiment.",
               r"\frac{\|\nabla q_i(x^\circ+hv)-\nabla q_i(x^\circ-hv)\|}{2h}\sim h^{-1},\quad \inf_x\frac{\|\nabla q\|^2}{2(q-q_*)}=0",
-              "dutta2023, Section IV, eq. (12); spec 5.3 and C5",
+              "dutta2023, Section IV, eq. (12)",
               "norm(nabla q_i (x° + h v) - nabla q_i (x° - h v)) / (2 h) tilde h^(-1)"),
         verdict,
         observed={"h": hs, "lipschitz_ratio": ratio, "pl_ratio_at_radius": pl, "radii": rhos,
@@ -428,7 +428,7 @@ def c05_problem12(ctx: Context, *, lipschitz_exponent: float = -1.0, hs=tuple(np
             figspec.panel("Gradient-Lipschitz ratio across the zero-residual set", "h", "ratio",
                           [figspec.line("problem (12)", hs, ratio, "observed"),
                            figspec.line(f"slope {lipschitz_exponent:g}", hs, ratio[0] * (hs / hs[0]) ** lipschitz_exponent, "reference")]),
-            figspec.panel("Mean local squared gradient under CE (A1, f = 5)", "round k", r"$\frac{1}{|H|}\sum\|\nabla q^i(x_k)\|^2$",
+            figspec.panel("Mean local squared gradient under CE (far random vectors, f = 5)", "round k", r"$\frac{1}{|H|}\sum\|\nabla q^i(x_k)\|^2$",
                           [figspec.line("CE", np.maximum(tr.rounds, 1), metric, "observed"),
                            figspec.line("half the plateau", np.maximum(tr.rounds, 1), 0.5 * plateau, "bound")], "log", "log")),
         arrays={"metric": metric, "rounds": tr.rounds.astype(float)},
@@ -478,9 +478,9 @@ def c06_redundancy(ctx: Context, *, predict: Callable = D.redundancy_by_rank, n_
         ctx,
         Claim("2f-redundancy (Definition I.1): every subset S of the honest agents with |S| >= N - 2f has the same set of "
               "minimisers as H. For q^i = phi(||A^i x - b^i||) with realizable labels it holds iff every N - 2f honest "
-              "agents stack to rank d (spec R3), and label noise breaks it.",
+              "agents stack to rank d (derived from eq. (2)), and label noise breaks it.",
               r"\arg\min_x\sum_{i\in\mathcal S}q^i(x)=\arg\min_x\sum_{i\in\mathcal H}q^i(x)\quad\forall\,\mathcal S\subset\mathcal H,\ |\mathcal S|\ge N-2f",
-              "dutta2023, Definition I.1, eq. (2); spec 1.3 (R1-R3), 1.4 and C6",
+              "dutta2023, Definition I.1, eq. (2)",
               "arg min_x sum_(i in cal(S)) q^i (x) = arg min_x sum_(i in cal(H)) q^i (x)"),
         verdict,
         observed={"cases": rows, "misclassified": wrong},
@@ -501,7 +501,7 @@ def c06_redundancy(ctx: Context, *, predict: Callable = D.redundancy_by_rank, n_
 # =========================================================================================================
 # C7: common stationarity (R2)
 # =========================================================================================================
-@check("dutta2023.c07", "R2: the honest gradients all vanish at x*_H under 2f-redundancy, not with label noise",
+@check("dutta2023.c07", "Definition I.1: the honest gradients all vanish at x*_H under 2f-redundancy, not with label noise",
        "assumption", "holds")
 def c07_common_stationarity(ctx: Context, *, stationary_when_noisy: bool = False, noise: float = 0.1,
                             tol_exact: float = 1e-8, tol_noisy: float = 1e-3, rounds: int = 300) -> Result:
@@ -536,11 +536,11 @@ def c07_common_stationarity(ctx: Context, *, stationary_when_noisy: bool = False
     verdict = combine([v_exact, v_noisy, v_floor])
     return result_for(
         ctx,
-        Claim("Under 2f-redundancy (with |H| > N - 2f) every honest gradient vanishes at x*_H (spec R2: the only way "
+        Claim("Under 2f-redundancy (with |H| > N - 2f) every honest gradient vanishes at x*_H (derived from eq. (2); the only way "
               "2f-redundancy enters the proof, steps (19)-(20)); with label noise the agents share no stationary point "
               "and CE keeps a bias floor even without gradient noise.",
               r"\nabla q^i(x^*_{\mathcal H}) = 0\ \ \forall i\in\mathcal H",
-              "dutta2023, Definition I.1 and proof of Theorem 1, eqs. (19)-(20); spec 1.3 (R2) and C7",
+              "dutta2023, Definition I.1 and proof of Theorem 1, eqs. (19)-(20)",
               "nabla q^i (x^*_cal(H)) = 0 forall i in cal(H)"),
         verdict,
         observed={"cases": rows, "ce_floor_over_e0_label_noise": floor / e0, "rounds": rounds},
@@ -552,7 +552,7 @@ def c07_common_stationarity(ctx: Context, *, stationary_when_noisy: bool = False
                      "cannot see because it subtracts grad q^i(x*_H) = 0 for free."),
         assumptions=[Assumption("exact gradients (sigma = 0) in the run", True, 0.0, "exact", "")],
         figure=figspec.figure(figspec.panel(
-            "CE under A3 with label noise (LS, f = 2, sigma = 0)", "round k", r"$e_k/e_0$",
+            "CE against the CE-evasion attack, label noise (LS, f = 2, sigma = 0)", "round k", r"$e_k/e_0$",
             [figspec.line(f"label noise {noise:g}", np.maximum(tr.rounds, 1), tr.gap[0] / e0, "observed"),
              figspec.line("floor 1e-12 (threshold)", np.maximum(tr.rounds, 1), 1e-12, "bound")])),
         arrays={"gap": tr.gap[0], "rounds": tr.rounds.astype(float)},
@@ -637,9 +637,9 @@ def c08_ce_properties(ctx: Context, *, aggregator: Callable = comparative_elimin
         ctx,
         Claim("CE keeps the N - f received models closest to the server's current model x_k and averages them: so "
               "every kept vector is no farther from x_k than any eliminated one, vectors outside the honest radius are "
-              "removed, and each kept Byzantine vector displaces an honest one (spec 2.2, used in (15)).",
+              "removed, and each kept Byzantine vector displaces an honest one (used in (15)).",
               r"\bar x_{k+1}=\frac{1}{N-f}\sum_{i\in\mathcal F_k}y^i,\ \ \mathcal F_k=\text{the }N-f\text{ smallest }\|\bar x_k-y^i\|",
-              "dutta2023, Algorithm 1 lines 9-11, decomposition (15); spec 2.2 and C8",
+              "dutta2023, Algorithm 1 lines 9-11, decomposition (15)",
               "macron(x)_(k+1) = 1/(N - f) sum_(i in cal(F)_k) y^i"),
         verdict,
         observed={"failures": fails, "instances": count, "case_g_byzantine_kept": bool(byz_kept)},
@@ -750,13 +750,13 @@ def c09_condition9(ctx: Context, *, mu_over_L_max=None, paper_f=(2, 5, 8, 10),
         Claim("The paper's simulations of problem (11) (N = 50, '" + PAPER_F_WORDS[0] + "') are said to be 'in line with "
               "our theoretical findings'; Theorem 1 requires condition (9), f/(N - f) <= mu/(3L).",
               r"\frac{f}{N-f}\le\frac{\mu}{3L}\quad\text{for } f\in\{2,5,8,10\},\ N=50",
-              "dutta2023, Theorem 1, eq. (9) (line 106), and Section IV (lines 131, 143); spec 4.2 and C9",
+              "dutta2023, Theorem 1, eq. (9) (line 106), and Section IV (lines 131, 143)",
               "f/(N - f) <= mu/(3 L) \"for\" f in {2, 5, 8, 10}, N = 50"),
         verdict,
         observed={"f_cap_any_data": f_cap, "mu_over_L_max": str(mu_over_L_max), "problems": rows,
                   "paper_f_outside": outside, "paper_f_status": per_f,
                   "certificate": {k: str(v) for k, v in cert.items()}},
-        predicted={"paper_f": list(paper_f), "spec_f_max_sampled": [c[2] for c in cases]},
+        predicted={"paper_f": list(paper_f), "f_max_sampled": [c[2] for c in cases]},
         fit=info,
         explanation=(f"mu_PL <= L/2 for problem (11) on any data, so condition (9) allows at most f = {f_cap} at N = {N}; "
                      + (f"the paper's f = {', '.join(map(str, outside))} are outside Theorem 1 whatever the data. "

@@ -74,12 +74,12 @@ def _control(rows: list[dict], tol: float, attacks, what: str) -> tuple[dict, ob
     with aside():  # the control is not the claim: its atoms do not speak for the verdict's strength
         per = {a: exact_zero_verdict(max(r["final_over_e0"] for r in rows if r["attack"] == a), tol)[0] for a in attacks}
     v = combine(per.values()) if per else unanimous(())  # no attacked run: nothing to control, undecided
-    harmful = [f"{ATTACK_NAMES[a]} ({a})" for a in attacks if not per[a].passed]
+    harmful = [f"{ATTACK_NAMES[a]}" for a in attacks if not per[a].passed]
     worst = {a: max(r["final_over_e0"] for r in rows if r["attack"] == a) for a in attacks}
-    detail = ("; ".join(f"{a}: worst e_K/e_0 = {worst[a]:.2e} ({per[a].value})" for a in attacks)
+    detail = ("; ".join(f"{ATTACK_NAMES[a]}: worst e_K/e_0 = {worst[a]:.2e} ({per[a].value})" for a in attacks)
               + (f". The mean fails under {', '.join(harmful)}." if harmful else ". The mean converges under every attack: "
                  "no harm even without the filter."))
-    return {"what": what, "verdict": v.value, "detail": detail, "per_attack": {a: per[a].value for a in attacks}}, v
+    return {"what": what, "verdict": v.value, "detail": detail, "per_attack": {ATTACK_NAMES[a]: per[a].value for a in attacks}}, v
 
 
 @check("dutta2023.c16", "Outside condition (9) (the paper's regime), CE with exact gradients still converges exactly",
@@ -138,7 +138,7 @@ def c16_outside_hypotheses(ctx: Context, *, aggregator: str = "ce", fs=(2, 5, 8,
               "condition (9) on any data (dutta2023.c09), and on this instance every f above the cap reported. Claim "
               "tested: CE still converges exactly there.",
               r"\sigma=0:\ e_K\le 10^{-20}e_0\quad(f\in\{2,5,8,10\},\ N=50)",
-              "dutta2023, Remark 1 and Section IV; spec 4.6 and C16", "sigma = 0: e_K <= 10^(-20) e_0"),
+              "dutta2023, Remark 1 and Section IV", "sigma = 0: e_K <= 10^(-20) e_0"),
         verdict,
         observed={"configs": rows, "rounds": K, "worst": worst, "f_allowed_by_condition_9_at_most": f_cap,
                   "f_outside_condition_9": outside},
@@ -157,7 +157,7 @@ def c16_outside_hypotheses(ctx: Context, *, aggregator: str = "ce", fs=(2, 5, 8,
         assumptions=[Assumption("condition (9) deliberately violated (the paper's regime)", True, f_cap, "upper bound",
                                 f"f in {outside} exceed the largest f allowed, which is at most {f_cap}: this check "
                                 "tests CE outside Theorem 1"),
-                     Assumption("realizable labels (2f-redundancy)", True, None, "exact", "planted; spec R3")],
+                     Assumption("realizable labels (2f-redundancy)", True, None, "exact", "planted")],
         figure=figspec.figure(figspec.panel(f"e_k/e_0 on problem (11), f = {max(fs)}, sigma = 0", "round k", r"$e_k/e_0$",
                                             series + [figspec.line("1e-20", np.maximum(tr.rounds, 1), tol, "bound")],
                                             "linear", "log")),
@@ -189,7 +189,7 @@ def _paired(ce: np.ndarray, other: np.ndarray, alpha_p: float):
     return v, worse.passed, info
 
 
-@check("dutta2023.c17", "Fig. 1 (F1, F2): CE outperforms CWTM and multi-Krum and its error grows with f; the paper's "
+@check("dutta2023.c17", "Fig. 1 (Section IV, goals 1-2): CE outperforms CWTM and multi-Krum and its error grows with f; the paper's "
        "attack is unstated", "bound", "inconclusive",
        no_control="the claim is itself a comparison: CE against CWTM and multi-Krum in one harness with paired noise (the "
                   "competitors are its baselines; the plain mean runs beside them as context)")
@@ -270,13 +270,13 @@ def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), others=
     beaten_by = sorted({f"{name[r['attack']]} ({r['other']})" for r in rows if r["ce_beaten"]})
     tied = sorted({f"{name[r['attack']]} ({r['other']}, {r['ties']} of {2 * R} pairs tied)" for r in rows if r["ties"]})
     mean_wins = sorted({name[r["attack"]] for r in ctx_rows if r["ce_beaten"]})
-    summary = "; ".join(f"{name[a]}: F1 {f1[a].value}, F2 {f2[a].value} (rho {f2_info[a]['rho']:.2f})" for a in attacks)
+    summary = "; ".join(f"{name[a]}: goal 1 {f1[a].value}, goal 2 {f2[a].value} (rho {f2_info[a]['rho']:.2f})" for a in attacks)
     decided = ("every attack agrees, so the unstated attack does not matter" if verdict.passed else
                "the verdict is decided only where every attack agrees (the paper's attack is unstated)")
     remark_text = (
         f"Not an erratum: the paper does not state Fig. 1's attack. The observation (CE ahead of CWTM and multi-Krum, error "
-        f"growing with f) is reproduced under {', '.join(both) or 'no attack of the library'}; F1 alone holds under "
-        f"{', '.join(f1_yes) or 'no attack'}, F2 alone under {', '.join(f2_yes) or 'no attack'}; "
+        f"growing with f) is reproduced under {', '.join(both) or 'no attack of the library'}; goal 1 (CE ahead) alone holds under "
+        f"{', '.join(f1_yes) or 'no attack'}, goal 2 (growth in f) alone under {', '.join(f2_yes) or 'no attack'}; "
         + (f"a competitor ends below CE under {', '.join(beaten_by)}. " if beaten_by else "no competitor ends below CE under any "
            "attack. ")
         + (f"Ties (the same N - f vectors averaged): {', '.join(tied)}. " if tied else "")
@@ -288,31 +288,31 @@ def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), others=
         Claim(f"Section IV (line 143, Fig. 1; competitors named on line 123: multi-KRUM and CWTM): '{F1_WORDS}' The "
               "attack used in Fig. 1 is not stated; each attack of the library is tried in its place.",
               r"e_K^{CE}<e_K^{CWTM},\,e_K^{mKrum};\quad e_K^{CE}\uparrow f",
-              "dutta2023, Section IV, lines 123-143 (Fig. 1, goals 1-2); spec 5.4 (F1, F2) and C17",
+              "dutta2023, Section IV, lines 123-143 (Fig. 1, goals 1-2)",
               "e_K^(CE) < e_K^(\"CWTM\"), e_K^(\"mKrum\"); e_K^(CE) arrow.t f"),
         verdict,
-        observed={"F1": rows, "context_mean": ctx_rows,
-                  "F2": {a: {"rho": f2_info[a]["rho"], "rho_ci": f2_info[a]["rho_ci"],
+        observed={"goal_1_filters": rows, "context_mean": ctx_rows,
+                  "goal_2_growth_in_f": {ATTACK_NAMES[a]: {"rho": f2_info[a]["rho"], "rho_ci": f2_info[a]["rho_ci"],
                              "final_gap_mean": [float(c.mean()) for c in curves[a]]} for a in attacks},
-                  "per_attack": {a: v.value for a, v in per_attack.items()},
+                  "per_attack": {ATTACK_NAMES[a]: v.value for a, v in per_attack.items()},
                   "honest_only_final_gap": float(base.gap[:, -1].mean() / base.gap[:, 0].mean()), "replicates": R,
                   "rounds": rounds},
         predicted={"p": alpha_p, "min_rho": min_rho, "rule": "unanimous over attacks (the paper's attack is unstated)"},
-        fit={"F1": {a: v.value for a, v in f1.items()}, "F2": {a: v.value for a, v in f2.items()},
+        fit={"goal_1_filters": {a: v.value for a, v in f1.items()}, "goal_2_growth_in_f": {a: v.value for a, v in f2.items()},
              "per_attack": {a: v.value for a, v in per_attack.items()}},
         explanation=(f"Per attack: {summary}. The claim holds under {', '.join(both) or 'no attack'} and {decided}. "
                      "Expected inconclusive: under an attack every filter removes (random far vectors) CE and multi-Krum "
-                     "average the same N - f honest vectors, so F1 cannot be decided there; Fig. 1's attack would decide it."),
-        assumptions=[Assumption("Theorem 1's hypotheses are not assumed: F1 and F2 describe the paper's simulations", True, None,
-                                "exact", "F1 and F2 are claims about the paper's simulations, not Theorem 1"),
+                     "average the same N - f honest vectors, so goal 1 cannot be decided there; Fig. 1's attack would decide it."),
+        assumptions=[Assumption("Theorem 1's hypotheses are not assumed: goals 1-2 describe the paper's simulations", True, None,
+                                "exact", "goals 1-2 of Section IV are claims about the paper's simulations, not Theorem 1"),
                      Assumption("paired replicates: every rule sees the same gradient noise (common random numbers)", True,
                                 None, "exact", "noise_rows shared across rules per attack, sigma and replicate")],
         finding=remark(remark_text),
         figure=figspec.figure(
-            figspec.panel("CE final gap vs f (F2)", "f", r"$e_K/e_0$",
+            figspec.panel("CE final gap vs f (goal 2)", "f", r"$e_K/e_0$",
                           [figspec.observed(ATTACK_NAMES[a], np.asarray(fs, dtype=float), np.stack(curves[a], 1),
                                             rng=ctx.numpy_rng("figure")) for a in attacks], "linear", "log"),
-            figspec.panel(f"Final gap by filter, f = {f}, sigma = {sigmas[-1]:g} (F1)", "attack (1..5)", r"$e_K/e_0$",
+            figspec.panel(f"Final gap by filter, f = {f}, sigma = {sigmas[-1]:g} (goal 1)", "attack (1..5)", r"$e_K/e_0$",
                           [figspec.line(agg + (" (context)" if agg in context else ""), np.arange(1, len(attacks) + 1),
                                         [float(final[(a, agg, P.coordinate_std(sigmas[-1], d))].mean()) for a in attacks], "observed")
                            for agg in rules], "linear", "log")),
@@ -376,23 +376,23 @@ def c18_fewer_byzantine(ctx: Context, *, f: int = 5, f_acts=(0, 2, 5), attacks=(
         ctx,
         Claim("Algorithm 1 is stated for up to f Byzantine agents (|H| >= N - f), but the proof assumes exactly f "
               "(|F_k| = |H|). Claim tested: with f_act < f Byzantine agents and exact gradients it still converges exactly.",
-              r"f_{act}<f,\ \sigma=0:\ e_K\le 10^{-20}e_0", "dutta2023, Section II and proof of Theorem 1; spec 3.4 (I1) and C18",
+              r"f_{act}<f,\ \sigma=0:\ e_K\le 10^{-20}e_0", "dutta2023, Section II and proof of Theorem 1",
               "f_(act) < f, sigma = 0: e_K <= 10^(-20) e_0"),
         verdict,
         observed={"configs": rows, "control_configs": ctrl_rows, "floor_vs_f_act": fl, "rounds": K, "replicates": R},
         predicted={"tolerance": tol},
         fit={**info, "claim_verdict": verdict_claim.value},
         control=control_field,
-        explanation=(f"With f = {f}, f_act in {list(f_acts)} and attacks {', '.join(attacks)}, the exact-gradient runs end at "
+        explanation=(f"With f = {f}, f_act in {list(f_acts)} and attacks {', '.join(ATTACK_NAMES[a] for a in attacks)}, the exact-gradient runs end at "
                      f"{max(finals):.1e} e_0 or below ({aggregator}). Control: {control_field['detail']}"
                      + ("" if verdict.passed or not verdict_claim.passed else
                         " The control did not fail, so the attacks did no harm even without the filter: inconclusive.")
                      + f" With sigma = 1 ({ATTACK_NAMES[attacks[0]]}) the floor is "
                      f"{', '.join(f'{x:.2e}' for x in fl)} for f_act = {', '.join(map(str, f_acts))}: when fewer agents are "
                      "Byzantine CE drops the farthest honest ones instead, and the floor "
-                     + ("grows as f - f_act grows (the bias towards x_k that spec C18 expects)." if fl[0] > fl[-1] else
+                     + ("grows as f - f_act grows (the bias towards x_k that dropping honest vectors predicts)." if fl[0] > fl[-1] else
                         "still falls as f - f_act grows: the missing attack vectors matter more than the dropped honest "
-                        "ones (spec C18 expected a mild growth).")),
+                        "ones (a mild growth was expected).")),
         assumptions=[Assumption("2f-redundancy (realizable least squares)", True, None, "exact", "planted")],
         figure=figspec.figure(figspec.panel(f"e_k/e_0 with f = {f} and f_act Byzantine agents (sigma = 0)", "round k",
                                             r"$e_k/e_0$", series, "linear", "log")),
@@ -468,7 +468,7 @@ def c19_proof_constants(ctx: Context, *, step_size: sp.Expr = D.STEP_SIZE_PROOF,
               "-(1 - 17 L f/(6 mu |H|)) alpha T + 7 L^3 T^2 alpha^2/(2 mu^2) + 4 L^3 T^2 alpha^2 f^2/(mu^2 |H|^2).",
               r"-\Big(1-\tfrac{17Lf}{6\mu|\mathcal H|}\Big)\alpha\mathcal T+\tfrac{7L^3\mathcal T^2\alpha^2}{2\mu^2}+"
               r"\tfrac{4L^3\mathcal T^2\alpha^2f^2}{\mu^2|\mathcal H|^2}\le-\tfrac{\alpha\mathcal T}{36}",
-              "dutta2023, Appendix VI-A (proof of Theorem 1, steps 9-11, eq. (21)); spec 4.3-4.4 and C19",
+              "dutta2023, Appendix VI-A (proof of Theorem 1, steps 9-11, eq. (21))",
               "-(1 - (17 L f)/(6 mu |cal(H)|)) alpha cal(T) + ... <= -(alpha cal(T))/36"),
         verdict,
         observed={"step_size": step_text,
@@ -534,7 +534,7 @@ def c20_redundancy_needed(ctx: Context, *, f: int = 2, noises=(0.0, 0.05, 0.1, 0
         Claim("2f-redundancy is necessary for exact fault tolerance (the paper cites Gupta and Vaidya [7]): without it "
               "(label noise) CE with exact gradients stalls at a floor, with it the gap vanishes.",
               r"\text{no 2f-redundancy: } \lim e_k>0\ (\propto\varepsilon^2);\quad \text{2f-redundancy: } e_k\to 0",
-              "dutta2023, Definition I.1 and Section I (citing [7]); spec 1.3 (R2) and C20",
+              "dutta2023, Definition I.1 and Section I (citing [7])",
               "\"no 2f-redundancy\": lim e_k > 0 (prop epsilon^2)"),
         verdict,
         observed={"label_noise": eps, "plateau_over_e0": plateau, "rounds": K, "f": f},

@@ -62,7 +62,7 @@ THEOREM_CLAIM = Claim(
     D.THEOREM_1.statement,
     r"\mathbb E[e_k]\le\Big(1-\frac{\alpha\mu\mathcal T}{36}\Big)^k e_0+\frac{180L\mathcal T\alpha\sigma^2}{\mu}"
     r"+\frac{72\mathcal T\sigma^2 f}{\mu|\mathcal H|}",
-    D.THEOREM_1.source + "; spec 4.1",
+    D.THEOREM_1.source,
     D.THEOREM_1.typst,
 )
 
@@ -253,7 +253,7 @@ def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, log_rate: Bo
     with aside():  # the control is not the claim: its atoms do not speak for the verdict's strength
         ctrl_parts, C, _, _ = atoms(ctrl_cols)
     v_ctrl = combine(v for v, _ in ctrl_parts[:2])
-    control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1 (A6), sigma = 0: "
+    control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1, sigma = 0: "
                              f"least squares at f = {f_ctrl}, T = {Ts[0]}, and the non-convex problem at f = {nc_f}",
                      "verdict": v_ctrl.value,
                      "detail": "; ".join(f"{p}: e_K/e_0 = {x:.3g} after {k} rounds (smallest average log-contraction "
@@ -277,7 +277,8 @@ def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, log_rate: Bo
         explanation=(f"Over {len(rows_info)} configurations (least squares: f in {list(fs)}, T in {list(Ts)}, two step sizes, "
                      f"{K} rounds; phi = r^2 + {nc_kappa:g} sin^2 r, non-convex PL: f = {nc_f}, T in {list(Ts)}, step (8), "
                      f"{Knc} rounds, every run crossing the non-convex shell to radius <= {r_end.max():.2g}; attacks "
-                     f"{', '.join(attacks)}), the gap never exceeds (1 - alpha mu T/36)^k e_0. The bound is loose: the "
+                     f"{', '.join(ATTACK_NAMES[a] for a in attacks)}), the gap never exceeds (1 - alpha mu T/36)^k e_0. "
+                     "The bound is loose: the "
                      f"average log-contraction is at least {tm:.0f} x the bound's at every round, and the linear phase's "
                      f"log-rate is {np.median(t_ls):.0f} x (from {t_ls.min():.0f} to {t_ls.max():.0f}) the bound's on least "
                      f"squares and {t_nc.min():.0f} to {t_nc.max():.0f} x on the non-convex problem. Control: "
@@ -290,7 +291,7 @@ def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, log_rate: Bo
         assumptions=assumptions,
         finding=(remark(f"Theorem 1's linear rate holds with exact gradients on least squares and on a non-convex PL problem "
                         f"but is loose: every run contracts at least {tm:.0f} x faster in log-rate than 1 - alpha mu T/36 "
-                        "(spec 4.2: the 1/36 against local gradient descent's ~2)")
+                        "(the 1/36 of eq. (10) against local gradient descent's ~2)")
                  if claim_v.passed else ""),
         figure=figspec.figure(
             figspec.panel(f"Semilog e_k/e_0, least squares, f = {max(fs)}, T = {Ts[-1]}, alpha = mu^2/(158 L^3 T), sigma = 0",
@@ -454,7 +455,7 @@ def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attack
     claim_v = combine(parts)
     control_field = None
     if ctrl_v is not None:
-        control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1 (A6), least "
+        control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1, least "
                                  f"squares, f = {ctrl_info['f']}, sigma_0, T = {Ts[0]}, from x_0 = 0",
                          "verdict": ctrl_v.value,
                          "detail": f"E e_K = {ctrl_info['final_over_bound']:.3g} x the bound (10) at K = {K} "
@@ -490,7 +491,7 @@ def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attack
                      f"sigma = {nc_sigma:g}), {Knc} rounds from x_0 (through the non-convex shell) and from x*_H. The mean "
                      f"gap stays under (10) at every recorded round (after round 0 at most {worst:.3f} of the bound). Started "
                      f"at x*_H (e_0 = 0, so (10) reads E e_k <= E_inf) the gap {floor_text}: the printed floor is loose by "
-                     f"a factor {1 / floors.max():.0f} or more. The reconstructed bound of spec 4.4 is exceeded at "
+                     f"a factor {1 / floors.max():.0f} or more. The bound the proof's steps give with their constants corrected is exceeded at "
                      f"{above_recon} recorded points (least squares)."
                      + (f" Control: {control_field['detail']} ({ctrl_v.value})" if control_field else "")
                      + ("." if verdict.passed or not claim_v.passed else
@@ -570,7 +571,7 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
     with aside():  # the control is not the claim
         v_ctrl, fit_ctrl = deterministic_verdict([least], removed, "upper")
     fit_ctrl["least_harmed_ratio"] = least
-    control_field = {"what": f"the plain mean ({control}) in place of CE under far random vectors (A1), f = {f}, the same "
+    control_field = {"what": f"the plain mean ({control}) in place of CE under far random vectors, f = {f}, the same "
                              "noisy run: part (d)", "verdict": v_ctrl.value,
                      "detail": f"floor of the least harmed replicate {least:.3g} x the honest-only floor (CE: "
                                f"{fit_d['ratio']:.3g}; allowed {removed:g})"}
@@ -582,13 +583,13 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
               "sigma^2, the first to alpha, the Byzantine one independent of alpha; CE removes attacks outside the honest "
               "radius entirely.",
               r"E_\infty=\frac{180L\mathcal T\alpha\sigma^2}{\mu}+\frac{72\mathcal T\sigma^2f}{\mu|\mathcal H|}",
-              "dutta2023, Theorem 1, eq. (10), and Remark 1; spec 4.5 (R1-b), 5.6 and C12",
+              "dutta2023, Theorem 1, eq. (10), and Remark 1",
               "E_oo = (180 L cal(T) alpha sigma^2)/mu + (72 cal(T) sigma^2 f)/(mu |cal(H)|)"),
         verdict,
         observed={"sigma2": s2, "floor_vs_sigma2": Ya.mean(0), "alpha": steps, "floor_vs_alpha_f0": Yb.mean(0),
-                  "floor_A3_alphaL_lo": float(lo_alpha.mean()), "floor_A3_alphaL_hi": float(hi_alpha_same_sigma.mean()),
-                  "floor_A1": float(att[-2].mean()), "floor_honest_only": float(honest_only[0].mean()),
-                  "floor_A1_plain_mean": float(att[-1].mean()),
+                  "floor_ce_evasion_alphaL_lo": float(lo_alpha.mean()), "floor_ce_evasion_alphaL_hi": float(hi_alpha_same_sigma.mean()),
+                  "floor_far_random": float(att[-2].mean()), "floor_honest_only": float(honest_only[0].mean()),
+                  "floor_far_random_plain_mean": float(att[-1].mean()),
                   "replicates": R, "rounds": K},
         predicted={"slope_sigma2": fit_a["predicted_exponent"], "slope_alpha": fit_b["predicted_exponent"],
                    "alpha_free_ratio_min": a_free, "removed_ratio_max": removed},
@@ -655,7 +656,7 @@ def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1
         Ys[f"f={ff}"] = Y
         series.append(figspec.observed(f"f = {ff}" + (", CE evasion" if attack else ""), ms, Y, rng=ctx.numpy_rng("figure")))
     verdict = controlled(combine(parts), v_ctrl)
-    control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1 (A6), f = {f}, the "
+    control_field = {"what": f"the plain mean ({control}) in place of CE under the constant vector 1e3 1, f = {f}, the "
                              "same mini-batch run", "verdict": v_ctrl.value,
                      "detail": f"floor slope in m {fit_ctrl['slope']:.3f} (CI {fit_ctrl['slope_ci'][0]:.3f} to "
                                f"{fit_ctrl['slope_ci'][1]:.3f}) against -1: mini-batches do not remove the mean's "
@@ -664,7 +665,7 @@ def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1
         ctx,
         Claim("Remark 1: each agent sampling a mini-batch of size m replaces sigma^2 by sigma^2/m in (10), so the optimality "
               "error can be made arbitrarily close to zero.", r"E_\infty(m)\propto\sigma^2/m",
-              "dutta2023, Remark 1; spec 4.5 (R1-c) and C13", "E_oo (m) prop sigma^2 / m"),
+              "dutta2023, Remark 1", "E_oo (m) prop sigma^2 / m"),
         verdict,
         observed={"m": ms, **{f"floor_{k}": Y.mean(0) for k, Y in Ys.items()}, "replicates": R, "rounds": K},
         predicted={"exponent": fits[f"f={f}"]["predicted_exponent"], "tolerance": tol},
@@ -727,7 +728,7 @@ def c14_local_steps(ctx: Context, *, min_speedup: Bound = D.LOCAL_STEPS_SPEEDUP,
         ctx,
         Claim("As the local iterations increase, Algorithm 1 converges faster (the paper's Figs. 2-3); the bound (10) "
               "contracts by 1 - alpha mu T/36 per round, i.e. its log-rate per round grows in proportion to T.",
-              r"\ln\rho(\mathcal T)\approx\mathcal T\ln\rho(1)", "dutta2023, Section IV (Figs. 2-3), Theorem 1; spec C14",
+              r"\ln\rho(\mathcal T)\approx\mathcal T\ln\rho(1)", "dutta2023, Section IV (Figs. 2-3), Theorem 1",
               "ln rho(cal(T)) approx cal(T) ln rho(1)"),
         verdict,
         observed={"T": list(Ts), "log_rate_per_round": rates, "speedup": speedup,
@@ -845,19 +846,19 @@ def c15_decaying_step(ctx: Context, *, theory: Bound = D.DECAYING_STEP_RATE, f: 
         ok = abs(fit["slope"] + 1.0) <= tol
         return Assumption(f"the harness reproduces O(1/k) {name}", ok, fit["slope"], "estimate",
                           f"fitted slope {fit['slope']:.3f} (95% CI {fit['slope_ci'][0]:.3f} to {fit['slope_ci'][1]:.3f}) "
-                          f"on k in {list(win_mid)}; spec: the fitted slope in [-1 - {tol:g}, -1 + {tol:g}]")
+                          f"on k in {list(win_mid)}; required: the fitted slope in [-1 - {tol:g}, -1 + {tol:g}]")
 
-    assumptions = [harness("without attack (f = 0)", f_clean), harness("when CE removes the attack (A1)", f_removed)]
+    assumptions = [harness("without attack (f = 0)", f_clean), harness("when CE removes the attack (far random vectors)", f_removed)]
     verdict = apply_assumptions(v_claim, assumptions)
     failed = not v_claim.passed
     return result_for(
         ctx,
         Claim(D.DECAYING_STEP_RATE.statement + " (Remark 1; the claim is made for Algorithm 1 with Byzantine agents.)",
-              r"\alpha_k\sim 1/k\ \Rightarrow\ \mathbb E[e_k]=O(1/k)", D.DECAYING_STEP_RATE.source + "; spec 4.6 and C15",
+              r"\alpha_k\sim 1/k\ \Rightarrow\ \mathbb E[e_k]=O(1/k)", D.DECAYING_STEP_RATE.source,
               D.DECAYING_STEP_RATE.typst),
         verdict,
-        observed={"slope_f0": f_clean["slope"], "slope_A1": f_removed["slope"], "slope_A3_late": f_claim["slope"],
-                  "gap_K_A3_over_f0": f_ratio["ratio"], "windows": {"mid": list(win_mid), "late": list(win_late)},
+        observed={"slope_f0": f_clean["slope"], "slope_far_random": f_removed["slope"], "slope_ce_evasion_late": f_claim["slope"],
+                  "gap_K_ce_evasion_over_f0": f_ratio["ratio"], "windows": {"mid": list(win_mid), "late": list(win_late)},
                   "replicates": R, "rounds": K},
         predicted={"exponent": f_claim["predicted_exponent"], "tolerance": tol},
         fit={"f0": f_clean, "A1": f_removed, "A3": f_claim, "A3_flat": f_flat, "ratio": f_ratio},

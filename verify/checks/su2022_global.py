@@ -287,7 +287,7 @@ def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail:
                  f"One start succeeds in {by('ifca_one_start_success')} after {ifca_rounds} rounds and "
                  f"{by('ifca_one_start_60_rounds_success')} after 60 (the former, unfair baseline).")
     text_printed = (f" With Phase 1 as printed (no sign rule, re-test every iteration) the two-phase method succeeds in "
-                    f"{by('two_phase_printed_success')} of the same {R_ifca} seeds: the sign rule (E1, c17) is what makes it work." if printed else "")
+                    f"{by('two_phase_printed_success')} of the same {R_ifca} seeds: the sign rule (su2022.c17) is what makes it work." if printed else "")
     return result_for(
         ctx,
         claim(S.THM_3, r"d(\hat\theta,\theta^*)\lesssim\frac{\sigma\kappa}{\rho}\nu\log\frac{e}{\nu}\ \text{from any }\|\theta_0\|\le R",
@@ -453,8 +453,8 @@ def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.025, 0.0
 #: sigma sqrt(d/N_j), Section 4.2). A Bound, so that a planted threshold reaches the verdict.
 ORACLE_RATIO = Bound("Phase 2 error / oracle error", sp.Rational(11, 10), "upper",
                      statement="Once misclustering vanishes Phase 2 reaches the oracle least squares: its final error is "
-                               "within 10% of the oracle's (spec C30).",
-                     source="su2022, Section 4.2 (oracle remark after Theorem 2); spec su2022 C30", hidden_constant=False,
+                               "within 10% of the oracle's.",
+                     source="su2022, Section 4.2 (oracle remark after Theorem 2)", hidden_constant=False,
                      typst="d(hat(theta), theta^*) <= 1.1 d(hat(theta)_\"oracle\", theta^*)")
 
 
@@ -489,7 +489,7 @@ def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients:
         claim(S.ORACLE, r"d(\hat\theta,\theta^*)\approx\sigma\sqrt{d/N_j}\ \ (n\to\infty),\ \text{while (18) stays flat in }n",
               text="With the cluster structure known the error is sigma sqrt(d/N_j); the paper says this is dominated by its "
                    "bound (18). Phase 2 reaches the oracle once misclustering vanishes, so its error keeps falling as n^-1/2 "
-                   "while (18), whose nu depends on M only, plateaus: the bound is loose in n (E20)."),
+                   "while (18), whose nu depends on M only, plateaus: the bound is loose in n."),
         verdict,
         observed={"n": ns_, "final_error": E.mean(0), "oracle_error": O.mean(0), "ratio_to_oracle": (E / O).mean(0),
                   "slope_error_in_n": slope, "slope_bound_in_n": slope_bound, "clients": clients, "sigma": sigma},
@@ -503,7 +503,7 @@ def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients:
             f"For n >= {large_n} the final error exceeds {limit:g} times the oracle (worst {info['worst_ratio']:.3f}).",
             f"The ratio to the oracle cannot be placed against {limit:g}, or the labels had not settled."),
         assumptions=assumptions,
-        finding=(f"Theorem 3's bound is loose in n (E20): at fixed M the error falls as n^{slope:.2f} and reaches the oracle "
+        finding=(f"Theorem 3's bound (18) is loose in n: at fixed M the error falls as n^{slope:.2f} and reaches the oracle "
                  f"sigma sqrt(d/N_j), while (sigma kappa/rho) nu log(e/nu) changes with slope {slope_bound:.2f}."
                  if slope < -0.3 and slope_bound > -0.2 else ""),
         figure=figspec.figure(figspec.panel(
@@ -574,9 +574,9 @@ def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2
             f"A heavy-tailed configuration exceeds the fitted constant (worst {info['worst_test_ratio_to_constant']:.2f}).",
             "The intervals do not decide, or the labels had not settled."),
         assumptions=assumptions,
-        finding=(f"E21 confirmed: with a share f of the data on 1-2 point clients the misclustered share nu_hat reaches "
-                 f"{max(r['nu_hat'] for r in rows):.2f} and runs fail at {', '.join(failing)}; \"works with O(1)-point clients\" "
-                 "holds only while their data share stays below about rho/kappa." if failing else ""),
+        finding=(f"With a share f of the data on 1-2 point clients the misclustered share nu_hat reaches "
+                 f"{max(r['nu_hat'] for r in rows):.2f} and runs fail at {', '.join(failing)}: clients with O(1) points "
+                 "(abstract, Section 1) are served only while their data share stays below about rho/kappa." if failing else ""),
         figure=figspec.figure(figspec.panel(
             "Final error and the shape of (18)", "configuration #: " + ", ".join(f"{i + 1} = {r['config']}" for i, r in enumerate(rows)),
             "error", [figspec.observed("final error", x, obs, rng=ctx.numpy_rng("figure")),
@@ -691,10 +691,10 @@ def c33_cluster_data_need(ctx: Context, *, converges_from: float = 10.0, multipl
     x = np.asarray(multiples, dtype=float)
     return result_for(
         ctx,
-        Claim("Theorem 2 assumes N_j >~ d (A9): with fewer points than dimensions, K_j is singular and the recursion (12) "
+        Claim("Theorem 2 assumes N_j >~ d: with fewer points than dimensions, K_j is singular and the recursion (12) "
               "leaves the error in null(phi(x_{I_j})) untouched, so Phase 2 cannot converge for that cluster.",
               r"N_j<d\Rightarrow\Pi_{\mathrm{null}(\phi(x_{I_j}))}(\theta_{j,t}-\theta^*_j)=\Pi_{\mathrm{null}}(\theta_{j,T}-\theta^*_j)",
-              "su2022, Theorem 2 (assumption N_j >~ d) and Lemma 7; spec A9, C33", "N_j < d => Pi_(\"null\")(theta_(j,t) - theta_j^*) \"constant\""),
+              "su2022, Theorem 2 (assumption N_j >~ d) and Lemma 7", "N_j < d => Pi_(\"null\")(theta_(j,t) - theta_j^*) \"constant\""),
         verdict,
         observed={"rows": rows, "replicates": R},
         predicted={"null_component_constant_below_d": True, "shrink_factor_at_most": shrink_limit},

@@ -298,7 +298,7 @@ def c05_fixed_point(ctx: Context, *, fixed_point=weighted_least_squares, clients
               "and converges to the P-weighted least squares fit of each estimated cluster; for FedAvg with s = 1 (P_i = I) "
               "this is ordinary least squares.",
               r"\bar\theta_j=\Big(\sum_{i\in\tilde I_j}\phi_i^\top P_i\phi_i\Big)^{-1}\sum_{i\in\tilde I_j}\phi_i^\top P_iy_i",
-              "su2022, Lemma 1, eq. (11) (fixed point; spec 2.5)",
+              "su2022, Lemma 1, eq. (11) (its fixed point, derived)",
               "macron(theta)_j = (sum_(i in tilde(I)_j) phi_i^T P_i phi_i)^(-1) sum_(i in tilde(I)_j) phi_i^T P_i y_i"),
         verdict,
         observed={"variants": rows, "clients": clients, "n": n, "replicates": R},

@@ -228,7 +228,7 @@ def c13_anchor_error(ctx: Context, *, theory: Bound = S.THM_1_LITERAL, proof: Bo
             paper_says="Theorem 1 (paper lines ~125-127): \"With probability at least 1 - O(N^-9), for all initialization theta_0 "
                        "with ||theta_0||_2 <= R, sup_{i in H} ||theta_{i,T} - theta*_{z_i}||_2 <= eps Delta. (4)\"",
             correction="sup_{i in H} ||theta_{i,T} - theta*_{z_i}|| <= eps' Delta with eps' = 2 eps/alpha, which is what the proof of "
-                       "Theorem 1 (Appendix A.3, after (25)) derives (E5); the grouping at Delta/2 then needs eps < alpha/8, not eps < 1/4, "
+                       "Theorem 1 (Appendix A.3, after (25)) derives; the grouping at Delta/2 then needs eps < alpha/8, not eps < 1/4, "
                        "and (5) inherits the same radius.",
             witness=f"Heterogeneous Sigma_j (alpha = {het['alpha']:.2f}, beta = {het['beta']:.2f}), d = {s['d']}, k = {s['k']}, "
                     f"m = {het['m']}, T = {het['T']}, the listing as printed (re-test every iteration, the proof's sign): {het['within_bound']} of "
@@ -275,7 +275,7 @@ def c13_anchor_error(ctx: Context, *, theory: Bound = S.THM_1_LITERAL, proof: Bo
     )
 
 
-@check("su2022.x02", "Theorem 1 (4) repaired: from any start in the R-ball, every anchor ends within 2 eps Delta/alpha (E5)", "bound",
+@check("su2022.x02", "Theorem 1 (4) repaired: from any start in the R-ball, every anchor ends within 2 eps Delta/alpha (its proof)", "bound",
        "holds", no_control="the radius of (4) reached by Phase 1 is what is tested; the printed radius eps Delta is the "
                            "comparison that fails (c13)")
 def x02_anchor_error_proof_radius(ctx: Context, *, theory: Bound = S.THM_1_PROOF, literal: Bound = S.THM_1_LITERAL,
@@ -315,7 +315,7 @@ def x02_anchor_error_proof_radius(ctx: Context, *, theory: Bound = S.THM_1_PROOF
         ctx,
         claim(theory, r"\sup_{i\in H}\|\theta_{i,T}-\theta^*_{z_i}\|_2\le\epsilon'\Delta,\ \epsilon'=2\epsilon/\alpha",
               text="Theorem 1 (4): for every start theta_0 with ||theta_0|| <= R, every anchor ends near its centre; the "
-                   "statement says within eps Delta, the proof gives eps' Delta with eps' = 2 eps/alpha (E5)."),
+                   "statement says within eps Delta, the proof (Appendix A.3) gives eps' Delta with eps' = 2 eps/alpha."),
         verdict,
         observed={"families": list(families), "success_share_per_family": per_family, "runs": int(ok.numel()),
                   "successes": int(ok.sum()), "share_within_literal_eps_Delta": lit_share,
@@ -333,7 +333,7 @@ def x02_anchor_error_proof_radius(ctx: Context, *, theory: Bound = S.THM_1_PROOF
             f"Only {int(ok.sum())} of {ok.numel()} runs bring every anchor within {theory.name} = {float(proof_r.max()):.2f}.",
             f"{int(ok.sum())} of {ok.numel()} runs succeed; the interval {info['ci'][0]:.3f} to {info['ci'][1]:.3f} does not "
             f"decide the {threshold:.0%} claim."),
-        finding=remark(f"With anchor freezing (E6) and the first-moment sign (E1), {lit_share:.0%} of runs have every anchor within "
+        finding=remark(f"With anchor freezing (as the proof of Theorem 1 assumes) and the first-moment sign of beta_hat (su2022.c17), {lit_share:.0%} of runs have every anchor within "
                        f"the printed eps Delta and {float(ok.float().mean()):.0%} within {theory.name}; the printed radius is "
                        "checked without freezing, including alpha < 1, in su2022.c13."),
         figure=figspec.figure(figspec.panel(
@@ -387,7 +387,7 @@ def c14_failure_probability(ctx: Context, *, theory: Bound = S.THM_1_5_FAILURE, 
     if not verdict.passed and theory is S.THM_1_5_FAILURE:
         finding = erratum(
             f"With n_H = log N/p_min anchors, some cluster has no anchor with probability about k/N (slope "
-            f"{fit['slope']:.2f} in N here), not O(N^-9); (5) then fails. O(N^-9) needs n_H >= (9 log N + log k)/p_min (E7).",
+            f"{fit['slope']:.2f} in N here), not O(N^-9); (5) then fails. O(N^-9) needs n_H >= (9 log N + log k)/p_min.",
             paper_says="Theorem 1 (paper lines ~129-131): \"Furthermore, when n_H >= log N/p_min, with probability at least "
                        "1 - O(N^-9), d(theta_hat, theta*) <= eps Delta, (5)\"",
             correction="With n_H >= log N/p_min the coverage step fails with probability up to k(1 - p_min)^{n_H} <= k/N, so (5) "
@@ -519,7 +519,7 @@ def x03_estimates_and_coverage(ctx: Context, *, coverage: Bound = S.COUPON, n_an
             "The coverage comparison does not decide."),
         finding=remark(f"The coverage step gives failure probability k(1 - p_min)^{{n_H}} ~ k/N, not O(N^-9): at N = {N_points} and "
                  f"n_H = ceil(log N/p_min) = {n_H} the exact miss probability is {miss_exact:.1e} vs N^-9 = {N_points ** -9.0:.1e} "
-                 "(E7; n_H >= (9 log N + log k)/p_min would be needed; su2022.c14)."),
+                 "(n_H >= (9 log N + log k)/p_min would be needed; su2022.c14)."),
         figure=figspec.figure(*panels),
         arrays={"distance": dist},
     )
@@ -619,14 +619,14 @@ def c15_sample_complexity(ctx: Context, *, theory_d: Bound = S.PHASE1_CLIENTS,
                   "p_min": ps_, "m_req_95_p": q95(need_p), "mean_need_p": need_p.mean(0),
                   "k": ks_, "ell_req_95_k": q95(need_k), "trials_per_point": need_d.shape[0], "censored_share": censored},
         predicted={"exponent_d": 1.0, "exponent_p_min": -2.0, "exponent_k": 1.0, "tolerance": tol,
-                   "spec_windows": {"d": [0.8, 1.5], "p_min": [-2.5, -1.5], "k": [0.8, 1.5]}},
+                   "expected_windows": {"d": [0.8, 1.5], "p_min": [-2.5, -1.5], "k": [0.8, 1.5]}},
         fit={"d": fit_d, "inverse_p_min": fit_p, "k": fit_k},
         explanation=verdict_words(
             verdict,
             f"The clients an anchor needs not to stop short grow with {d_text}slope {-fit_p['slope']:.2f} in p_min (CI "
             f"{-fit_p['slope_ci'][1]:.2f} to {-fit_p['slope_ci'][0]:.2f}), and the anchor pairs with slope {fit_k['slope']:.2f} "
             f"in k: no faster than eq. (3) allows. m_req (95% of trials) reaches {q95(need_p)[-1]:.0f} at p_min = "
-            f"{p_mins[-1]} and d = 4 for eps = {EPS}: the eps^-4 constant that eq. (3) hides (E11).",
+            f"{p_mins[-1]} and d = 4 for eps = {EPS}: the eps^-4 constant that eq. (3) hides.",
             f"The need grows faster than eq. (3) allows: {d_text}slope {-fit_p['slope']:.2f} in p_min, {fit_k['slope']:.2f} in k.",
             f"The slopes ({d_text}{-fit_p['slope']:.2f} in p_min, {fit_k['slope']:.2f} in k) are not resolved against the "
             "exponents, or too many trials were censored."),
@@ -729,7 +729,7 @@ def c16_iterations(ctx: Context, *, theory: Bound = S.THM_1_ITERATIONS, ds=(2, 4
         ctx,
         claim(theory, r"T_{\mathrm{stop}}\le\frac{16\beta^2}{\alpha^2}\log\frac{2\beta R}{\epsilon\Delta}=\Theta(1)",
               text="Phase 1 needs T = Theta(1) iterations: the proof stops within (16 beta^2/alpha^2) log(2 beta R/(eps Delta)) "
-                   "iterations (E9's 2 beta R for a general start), independently of d and N."),
+                   "iterations (the proof's beta R corrected to 2 beta R for a general start), independently of d and N."),
         verdict,
         observed={"d": list(ds), "anchor_stop_mean_d": Yd.mean(0), "m": list(ms), "anchor_stop_mean_m": Ym.mean(0),
                   "start_distance": list(starts), "anchor_stop_mean_start": Ys.mean(0), "slope_per_e_fold": coef,
@@ -758,7 +758,7 @@ def c16_iterations(ctx: Context, *, theory: Bound = S.THM_1_ITERATIONS, ds=(2, 4
     )
 
 
-@check("su2022.c17", "Sign of beta_hat (E1): without a rule Phase 1 fails; the first-moment rule repairs it", "counterexample",
+@check("su2022.c17", "Sign of beta_hat (Phase 1 line 13): without a rule Phase 1 fails; the first-moment rule repairs it", "counterexample",
        "reproduced")
 def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign: str = "first_moment",
                       fail_share: float = 0.25, success_share: float = 0.6) -> Result:
@@ -790,10 +790,10 @@ def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign
     return result_for(
         ctx,
         Claim("Phase 1 moves each anchor along r = U beta_hat, but beta_hat from power iteration on A A^T is defined only up "
-              "to sign and E[A] is sign-blind; the proof assumes <r, Sigma e> > 0 without a rule (E1). Without one the anchors "
+              "to sign and E[A] is sign-blind; the proof of Proposition 2 assumes <r, Sigma e> > 0 without a rule. Without one the anchors "
               "move the wrong way about half the time; orienting beta_hat by the first moment of the anchor's residuals repairs it.",
               r"\langle r_{i,t},\Sigma_{z_i}(\theta^*_{z_i}-\theta_{i,t})\rangle>0\ \text{(assumed, not enforced)}",
-              "su2022, Phase 1 line 13 and the proof of Proposition 2; spec E1, 4.2(1)",
+              "su2022, Phase 1 line 13 and the proof of Proposition 2",
               "chevron.l r_(i,t), Sigma_(z_i)(theta_(z_i)^* - theta_(i,t)) chevron.r > 0"),
         verdict,
         observed={"success_share": rates, "runs": R, "literal_failures": fails, "repaired_successes": wins,
@@ -810,7 +810,7 @@ def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign
             f"The ablation does not separate the rules: {fails} failures without a rule, {wins} successes with "
             f"{repaired_sign}.",
             "Too few runs to separate the rules."),
-        finding=(f"Erratum confirmed (E1): the paper leaves the sign of beta_hat open and Phase 1 without a rule fails in "
+        finding=(f"Erratum confirmed (Phase 1 line 13, proof of Proposition 2): the paper leaves the sign of beta_hat open and Phase 1 without a rule fails in "
                  f"{fails}/{R} runs; orienting beta_hat by the anchor's first moment (Omega~(k) points) restores success "
                  f"({wins}/{R})." if verdict.passed else ""),
         figure=figspec.figure(figspec.panel(

@@ -117,8 +117,8 @@ def c06_lemma3(ctx: Context, *, theory: Bound = S.LEMMA_3_LEADING,
             verdict,
             f"The deviation of Y from its mean, in units of delta^2 + sigma^2, falls with slope {fit_m['slope']:.2f} in m "
             f"(CI {fit_m['slope_ci'][0]:.2f} to {fit_m['slope_ci'][1]:.2f}), the -1/2 of xi_1's leading term, and rises "
-            f"with slope {fit_d['slope']:.2f} in d (CI {fit_d['slope_ci'][0]:.2f} to {fit_d['slope_ci'][1]:.2f}; the spec "
-            "expected 0.4 to 0.6, the bound allows up to 1); E[Y] has rank <= k exactly "
+            f"with slope {fit_d['slope']:.2f} in d (CI {fit_d['slope_ci'][0]:.2f} to {fit_d['slope_ci'][1]:.2f}; the leading "
+            "term sqrt(d/m) gives 1/2, the bound allows up to 1); E[Y] has rank <= k exactly "
             f"(sigma_(k+1)/sigma_1 = {max(rank_rel):.1e}).",
             f"The slopes {fit_m['slope']:.2f} (m) and {fit_d['slope']:.2f} (d), or the rank of E[Y], disagree with the "
             "stated rate.",
@@ -182,7 +182,7 @@ def c07_lemma6(ctx: Context, *, theory: Bound = S.LEMMA_6_LEADING,
             verdict,
             f"Projected onto k dimensions, the anchor's moment deviates with slope {fit_l['slope']:.2f} in ell (CI "
             f"{fit_l['slope_ci'][0]:.2f} to {fit_l['slope_ci'][1]:.2f}), the -1/2 of xi_2's leading term, and with slope "
-            f"{fit_k['slope']:.2f} in k (within the bound's exponent 1; the spec's 0.3 to 0.7 assumed sqrt(k), which small "
+            f"{fit_k['slope']:.2f} in k (within the bound's exponent 1; a window of 0.3 to 0.7 would assume sqrt(k), which small "
             "k x k random matrices exceed): Omega~(k) local points suffice, independently of d.",
             f"The slopes {fit_l['slope']:.2f} (ell) and {fit_k['slope']:.2f} (k) contradict the stated rate.",
             f"The slopes {fit_l['slope']:.2f} (ell) and {fit_k['slope']:.2f} (k) are not resolved at this replicate count."),
@@ -250,7 +250,7 @@ def lemma4_witness() -> dict:
             "repaired_holds": bool(sp.N(repaired - dist, 30) >= 0)}
 
 
-@check("su2022.c08", "Lemma 4 as printed: orthogonal iteration converges as tanh(theta) |lambda_{k+1}/lambda_k|^t (E14)",
+@check("su2022.c08", "Lemma 4 as printed: orthogonal iteration converges as tanh(theta) |lambda_{k+1}/lambda_k|^t",
        "erratum", "violated")
 def c08_lemma4(ctx: Context, *, theory: Bound = S.LEMMA_4_PRINTED, gaps=(0.5, 0.8, 0.95), d: int = 20, k: int = 3,
                iterations: int = 40, floor: float = 1e-10, rtol: float = 1e-9) -> Result:

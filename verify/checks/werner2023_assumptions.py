@@ -318,7 +318,7 @@ def c19_fig2_constants(ctx: Context, *, A2_claim: float = float(np.finfo(float).
     grows = last / first > growth
     assumptions = [
         Assumption("noise-free data: clients of a cluster share the planted optimum", bool(np.all(np.isfinite(a2e))),
-                   float(a2e.max()), "exact", "planted (spec 5.1); A^2 finite (generalised eigenproblem)"),
+                   float(a2e.max()), "exact", "planted (section 4.1's synthetic data); A^2 finite (generalised eigenproblem)"),
     ]
     verdict = apply_assumptions(combine([v_finite, v_exact, v_sep]), assumptions)
     d2e = np.array([c.value for c in D2_exact])
@@ -329,7 +329,7 @@ def c19_fig2_constants(ctx: Context, *, A2_claim: float = float(np.finfo(float).
         Claim("Fig. 2: on the synthetic regression, the intra-cluster variance ratio (31) does not grow during training "
               "and is bounded by a constant A^2; the inter-cluster variance (32) (D = 0) is bounded below by a positive Delta^2.",
               r"\sup_t \frac{\|\nabla f_i-\nabla\bar f_i\|^2}{\|\nabla\bar f_i\|^2}<\infty,\quad \inf_t\|\nabla f_i-\nabla f_j\|^2>0",
-              "werner2023, section 4.1, Fig. 2, eqs. (31)-(32); spec 6.4 check 19",
+              "werner2023, section 4.1, Fig. 2, eqs. (31)-(32)",
               "sup_t norm(nabla f_i - nabla macron(f)_i)^2 / norm(nabla macron(f)_i)^2 < oo, quad inf_t norm(nabla f_i - nabla f_j)^2 > 0"),
         verdict,
         observed={"A2_along_training": [c.value for c in A2_hat], "A2_along_training_how": A2_hat[0].how,

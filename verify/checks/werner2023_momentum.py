@@ -243,12 +243,12 @@ def _assumption9(sep_min: np.ndarray, threshold: float) -> Assumption:
     worst = float(sep_min.min())
     return Assumption("Assumption 9: cluster means of the momenta stay >= (Delta/10)^2 apart at every round", worst >= threshold,
                       worst, "upper bound", f"smallest min_(k != k') ||mbar_k - mbar_k'||^2 over rounds and runs (an upper bound of "
-                      f"the infimum); threshold {threshold:g} (spec 6.6)")
+                      f"the infimum); threshold (Delta/10)^2 = {threshold:g}")
 
 
 @check("werner2023.c27", "Theorem 3.4 (beta = 0): Momentum-Clustering's average squared gradient falls as T^{-1/2}", "rate",
        "inconclusive",
-       no_control="expected inconclusive before any run: Assumption 9 cannot be met in the theorem's own regime (spec 6.6), so "
+       no_control="expected inconclusive before any run: Assumption 9 cannot be met in the theorem's own regime, so "
                   "the rate is never judged and a control (the method without momentum) would qualify nothing; with "
                   "Assumption 9 forced, the planted wrong exponent is violated (tests)")
 def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, steps: int = 10,
@@ -297,7 +297,7 @@ def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, st
                      f"{'' if a9.held else ', so the run says nothing about Theorem 3.4'}."),
         assumptions=assumptions,
         finding=("" if a9.held else
-                 f"Assumption 9 fails in the theorem's own regime (spec 7, A10): the momenta's cluster means fall to "
+                 f"Assumption 9 fails in the theorem's own regime (Theorem 3.4, section 3.3.1): the momenta's cluster means fall to "
                  f"{sep_min.min():.3g} apart and Momentum-Clustering ends with assignment accuracy "
                  f"{acc.mean(0)[-1]:.2f} at T = {Ts[-1]} ({'the run diverged at T = ' + ', '.join(map(str, diverged)) if diverged else 'collapse'}), "
                  "so Theorem 3.4 cannot be observed."),
@@ -317,7 +317,7 @@ def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, st
 
 
 @check("werner2023.c28", "Theorem 3.4: the Byzantine excess of Momentum-Clustering decays as T^{-1/4}", "rate", "inconclusive",
-       no_control="expected inconclusive before any run: Assumption 9 cannot be met in the theorem's own regime (spec 6.6), so "
+       no_control="expected inconclusive before any run: Assumption 9 cannot be met in the theorem's own regime, so "
                   "the excess's rate is never judged and a control would qualify nothing; the attack-free run of c27 is "
                   "its paired baseline")
 def c28_momentum_byzantine(ctx: Context, *, theory: Bound = W.THM_3_4_BYZANTINE, Ts=MC_GRID[:3], steps: int = 10,

@@ -560,7 +560,7 @@ def c24_byzantine_robustness(ctx: Context, *, betas=BYZ_BETAS, fc_factor: Bound 
         Claim("Section 4.4 (Fig. 6): under 'very large gradients' and 'bit-flipping' attacks Federated-Clustering keeps its "
               "accuracy while the global model (FedAvg) degrades seriously (Definition 1: Err <= E_1 + beta E_2).",
               r"\mathrm{FC}_\beta\le 10\,\mathrm{FC}_0,\quad \mathrm{FedAvg}_\beta\ge 10^6\,\mathrm{FedAvg}_0",
-              "werner2023, section 4.4, Fig. 6, Definition 1; spec 6.5 check 24",
+              "werner2023, section 4.4, Fig. 6, Definition 1",
               "\"FC\"_beta <= 10 \"FC\"_0, quad \"FedAvg\"_beta >= 10^6 \"FedAvg\"_0"),
         controlled(combine(parts), v_ctrl),
         observed={"beta": beta_real, "byzantine_counts": counts, "fc_floor_beta0": float(fc0.mean()),
