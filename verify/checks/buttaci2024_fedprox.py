@@ -325,7 +325,7 @@ def x07_iteration_complexity(ctx: Context, *, theorem_2: Bound = B.THM2, theorem
             "The advantage does not depend on beta: at beta = 1 the perturbed method is FedAvg bit for bit (c03), and "
             "Theorem 4 at beta = 1 gives FedAvg a T_eps 4 times smaller than Theorem 2 at alpha = 0 gives the same "
             "algorithm at the same step 1/(2L sqrt(TE)). The comparison measures the two proofs (Lemma B4's 2/(gamma E) "
-            "against Lemma A4's 4/(gamma E)), not the algorithms (spec 7 item 4)."),
+            "against Lemma A4's 4/(gamma E)), not the algorithms."),
     )
 
 

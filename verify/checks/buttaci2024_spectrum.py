@@ -146,7 +146,7 @@ def x09_laplacian_spectrum(ctx: Context, *, a_grid=(0.0, 1.0, 10.0, 100.0), b_gr
             f"{says(v_mean.passed and v_median.passed, 'is', 'is not')} reproduced when the messages are the principal "
             "components of the raw (unscaled) data"
             + (f"; with per-pixel standardised data the mean eigenvalue moves by at most {std_move:.1%} over a, so the "
-               "figure depends on a reading the paper leaves open (spec 7 item 12)" if std_move < 0.05 else
+               "figure depends on a reading the paper leaves open" if std_move < 0.05 else
                f"; with per-pixel standardised data it moves by up to {std_move:.1%} over a")
             + (f". The excess kurtosis, the paper's evidence that data imbalance affects homogeneous networks more "
                f"('a reduction in the kurtosis'), changes by {kc[0]:+.2f} at a = {a_grid[0]:g} and {kc[-1]:+.2f} at "

@@ -83,7 +83,7 @@ def client_failure(fed, theta_prev: torch.Tensor, theta_new: torch.Tensor, z: to
     return (torch.linalg.vector_norm(est - truth_i, dim=-1), torch.linalg.vector_norm(local - truth_i, dim=-1), chi_i)
 
 
-@check("su2022.x05", "Theorems 2-3 per client: each client's estimate is within the bound w.p. 1 - p_e(n_i), along the runs (E12, E18)",
+@check("su2022.x05", "Theorems 2-3 per client: each client's estimate is within the bound w.p. 1 - p_e(n_i), along the runs",
        "bound", "holds",
        no_control="the claim is the failure probability of the nearest-model assignment along the method's own runs; no "
                   "method without the property is compared, and the fresh-data (fixed theta) probability is its reference")
@@ -168,10 +168,10 @@ def x05_per_client(ctx: Context, *, theory: Bound = S.CLIENT_FAILURE, ns=(1, 2, 
     return result_for(
         ctx,
         Claim("Theorems 2-3, per client (paper lines ~205-209, ~289): for t >= T + 1 and each client i, w.p. 1 - p_e(n_i), "
-              "p_e(n_i) = 4k exp(-c n_i (1 ^ Delta^2/sigma^2)^2), ||theta_hat_{i,t} - theta*_{z_i}|| <~ Delta exp(-C1 s eta rho "
+              "p_e(n_i) = 4k exp(-c n_i (1 ^ Delta^2/sigma^2)^2), ||theta_hat_{i,t} - theta*_{z_i}|| <~ Delta exp(-C_1 s eta rho "
               "(t - T)/kappa) + (sigma kappa/rho) nu log(e/nu); tested as the share of clients of size n whose error exceeds "
               "Delta/2 (misclustered) against p_e in its exponential (Chernoff) form at the realised theta, at t = T + 1 and at "
-              "t = T + T' (data-dependent theta, E18).",
+              "t = T + T' (data-dependent theta).",
               r"\mathbb{P}\big[\|\hat\theta_{i,t}-\theta^*_{z_i}\|_2\gtrsim\Delta e^{-C_1s\eta\rho(t-T)/\kappa}+\tfrac{\sigma\kappa}{\rho}\nu\log\tfrac{e}{\nu}\big]\le p_e(n_i)",
               "su2022, Theorem 2 (lines ~205-209) and Theorem 3 (line ~289)",
               "PP[norm(hat(theta)_(i,t) - theta_(z_i)^*) gt.tilde Delta e^(-C_1 s eta rho (t - T) / kappa) + (sigma kappa) / rho nu log(e / nu)] <= p_e (n_i)"),
@@ -187,16 +187,16 @@ def x05_per_client(ctx: Context, *, theory: Bound = S.CLIENT_FAILURE, ns=(1, 2, 
             f"of the cases at t = T + T' against the Chernoff form of p_e at the realised theta "
             f"{', '.join(f'{v:.3f}' for v in late['bound'])} (worst ratio {ratio(late):.2f}; at t = T + 1, where theta does not "
             f"depend on the data, {ratio(early):.2f}): the per-client probability holds also at the data-dependent theta the "
-            f"proof applies Lemma 10 at (E18), and falls exponentially in n_i (c implied by chi about {late['implied_c'][0]:.2f}). "
-            f"The text's reading of theta_hat_{{i,t}} (the local update, E12) fails for the same clients"
+            f"proof applies Lemma 10 at, and falls exponentially in n_i (c implied by chi about {late['implied_c'][0]:.2f}). "
+            f"The text's reading of theta_hat_{{i,t}} (the local update) fails for the same clients"
             + (" in every case." if same_reading else " up to a few cases."),
             f"Some client size fails more often than p_e allows: worst ratio {ratio(late):.2f} at t = T + T', {ratio(early):.2f} at "
             "t = T + 1.",
             "The failure shares cannot be placed against the bound, or d(theta_t, theta*) exceeded Delta/4."),
-        finding=remark(f"E18: at t = T + T' theta depends on every client's data, which Lemma 10 (fixed theta) does not cover; "
+        finding=remark(f"At t = T + T' theta depends on every client's data, which Lemma 10 (fixed theta) does not cover; "
                        f"measured, the failure shares there ({', '.join(f'{v:.3f}' for v in late['failure_share'])}) stay under the "
                        f"fixed-theta Chernoff bound at the same theta (worst ratio {ratio(late):.2f}), as at t = T + 1 "
-                       f"({ratio(early):.2f}): the gap is one of proof, not of the statement. E12: the local-update reading "
+                       f"({ratio(early):.2f}): the gap is one of proof, not of the statement. The text's local-update reading "
                        + ("gives the same failures." if same_reading else "differs in a few cases.")),
         assumptions=assumptions,
         figure=figspec.figure(figspec.panel(rf"Per-client failure vs $n_i$ ($\sigma={sigma}\Delta$)", r"$n_i$",
@@ -227,7 +227,7 @@ def sharp_rate(fed, eta, s: int = S_LOCAL) -> torch.Tensor:
     return torch.maximum((1 - ev[..., 0]).abs(), (1 - ev[..., -1]).abs()).amax(-1)
 
 
-@check("su2022.x06", "Theorem 2 (9) per round: d_t <= (1 - C1 s eta rho/kappa) d_{t-1} + C2 s eta sigma nu log(e/nu), floor linear in sigma",
+@check("su2022.x06", "Theorem 2 (9) per round: d_t <= (1 - C_1 s eta rho/kappa) d_{t-1} + C_2 s eta sigma nu log(e/nu), floor linear in sigma",
        "bound", "holds")
 def x06_per_round(ctx: Context, *, theory: Bound = S.FLOOR_9, sigmas=(0.025, 0.05, 0.1, 0.2), clients: int = 100, n: int = 20,
                   start: float = 0.2, rounds: int = 150, d: int = 5, k: int = 2, tol: float = 0.1) -> Result:
@@ -280,26 +280,26 @@ def x06_per_round(ctx: Context, *, theory: Bound = S.FLOOR_9, sigmas=(0.025, 0.0
         ctx,
         claim(theory, r"d(\theta_t,\theta^*)\le(1-C_1s\eta\rho/\kappa)\,d(\theta_{t-1},\theta^*)+C_2s\eta\sigma\nu\log\frac{e}{\nu}",
               text="Theorem 2, eq. (9) (line ~199): for all t >= T + 1 and every theta_T with d(theta_T, theta*) <= eps Delta, "
-                   "d(theta_t, theta*) <= (1 - C1 s eta rho/kappa) d(theta_{t-1}, theta*) + C2 s eta sigma nu log(e/nu); tested with "
-                   "the exact contraction r = max_j ||I - eta K_j|| as (1 - C1 s eta rho/kappa): the additive term every round "
+                   "d(theta_t, theta*) <= (1 - C_1 s eta rho/kappa) d(theta_{t-1}, theta*) + C_2 s eta sigma nu log(e/nu); tested with "
+                   "the exact contraction r = max_j ||I - eta K_j|| as (1 - C_1 s eta rho/kappa): the additive term every round "
                    "needs, F = max_t (d_t - r d_{t-1}), is linear in sigma as the floor is."),
         verdict,
         observed={"sigma": list(sigmas), "additive_term_needed": F.mean(0), "additive_term_per_run": F, "sharp_rate": r.reshape(R, P).mean(0),
-                  "implied_C1": c1.mean(0), "implied_C2_max": C2, "nu": nu, "nu_hat": nu_hat,
+                  "implied_C_1": c1.mean(0), "implied_C_2_max": C2, "nu": nu, "nu_hat": nu_hat,
                   "rounds_with_positive_excess_share": float((excess > 0).mean()),
                   "transient_rounds_with_positive_excess_share": float((excess[transient] > 0).mean()) if transient.any() else 0.0,
                   "rounds": rounds, "clients": clients, "n": n},
         predicted={"floor_shape": floor, "exponent": fit["predicted_exponent"], "tolerance": tol},
         fit=fit,
-        control={"what": "(9) without its additive floor (C2 = 0): d_t <= r d_{t-1} every round", "verdict": v_ctl.value,
+        control={"what": "(9) without its additive floor (C_2 = 0): d_t <= r d_{t-1} every round", "verdict": v_ctl.value,
                  "detail": f"{info_ctl['violations']} of {info_ctl['count']} rounds exceed r d_(t-1) (worst ratio "
                            f"{info_ctl['worst_ratio']:.4f})"},
         explanation=verdict_words(
             verdict,
-            f"With the exact contraction r = max_j ||I - eta K_j|| (mean {r.mean():.4f}; C1 = (1 - r) kappa/(s eta rho) about "
+            f"With the exact contraction r = max_j ||I - eta K_j|| (mean {r.mean():.4f}; C_1 = (1 - r) kappa/(s eta rho) about "
             f"{c1.mean():.2f}), the additive term the runs need every round grows with sigma with exponent {fit['slope']:.3f} "
             f"(CI {fit['slope_ci'][0]:.3f} to {fit['slope_ci'][1]:.3f}) against (9)'s {fit['predicted_exponent']:.3f}: "
-            f"(9) holds round by round with C2 up to {C2.max():.3g} (nu with C = 1). Without the floor (C2 = 0) the inequality "
+            f"(9) holds round by round with C_2 up to {C2.max():.3g} (nu with C = 1). Without the floor (C_2 = 0) the inequality "
             f"fails in {info_ctl['violations']} of {info_ctl['count']} rounds (the plateau): the floor is needed; during the "
             f"transient the distance contracts at least at r (positive excess in "
             f"{float((excess[transient] > 0).mean()) if transient.any() else 0.0:.0%} of those rounds).",
@@ -406,7 +406,7 @@ def x07_heterogeneous(ctx: Context, *, theory: Bound = END_TO_END, threshold: fl
               "from any start in the R-ball, although Theorem 1's proof radius 2 eps Delta/alpha = 0.4 Delta exceeds the radius "
               "(sqrt(alpha/beta)/3) Delta = 0.19 Delta that Lemma 10 gives Theorem 2.",
               r"\alpha I\preceq\Sigma_j\preceq\beta I:\ d(\hat\theta,\theta^*)\lesssim\frac{\sigma\kappa}{\rho}\nu\log\frac{e}{\nu}\ \text{from any }\|\theta_0\|\le R",
-              "su2022, Theorem 3 (lines ~283-289); Theorem 1 (E5); Lemma 10",
+              "su2022, Theorem 3 (lines ~283-289); Theorem 1 (4) with the radius its proof gives; Lemma 10",
               "alpha I prec.eq Sigma_j prec.eq beta I: d(hat(theta), theta^*) lt.tilde (sigma kappa) / rho nu log(e / nu)"),
         verdict,
         observed={"successes": int(ok.sum()), "runs": R, "phase1_distance": dist1, "phase1_outside_basin_share": outside_basin,
@@ -507,7 +507,7 @@ def x08_snr_exponent(ctx: Context, *, theory: Bound = S.PE_EXPONENT, snrs=(0.05,
             f"The exact rate falls faster than p_e allows: exponent {fit['slope']:.2f} against {fit['predicted_exponent']:.2f}.",
             "The exponent or the quadrature check is not decided."),
         finding=remark("p_e's SNR dependence (1 ^ Delta^2/sigma^2)^2 is loose at low SNR: the exact large-deviation rate of the "
-                       "nearest-model rule is (1/2) log(1 + Delta^2/(4 sigma^2)) ~ (Delta/sigma)^2/8 (E20)."),
+                       "nearest-model rule is (1/2) log(1 + Delta^2/(4 sigma^2)) ~ (Delta/sigma)^2/8."),
         figure=figspec.figure(figspec.panel(
             r"Per-point misclustering rate vs SNR", r"$\Delta/\sigma$", "rate per point",
             [figspec.line(r"exact $\frac{1}{2}\log(1+\Delta^2/(4\sigma^2))$", np.concatenate([s_lo, s_hi]), np.concatenate([I_lo, I_hi]), "observed"),
@@ -538,7 +538,7 @@ def rounds_units_exact() -> dict:
     return {"printed_shift": str(shift), "repaired_shift": str(invariant), "negative_below": "c < nu/Delta"}
 
 
-@check("su2022.x09", "Theorem 3's T' = Theta((kappa/(s eta rho)) log(Delta/nu)) as printed: not invariant under a change of units (E19)",
+@check("su2022.x09", "Theorem 3's T' = Theta((kappa/(s eta rho)) log(Delta/nu)) as printed: not invariant under a change of units",
        "erratum", "violated")
 def x09_rounds_units(ctx: Context, *, theory: Bound = S.ROUNDS, scales=(1e-4, 1e-2, 1.0, 1e2), clients: int = 100, n: int = 20,
                      start: float = 0.2, rounds: int = 120, factor: float = 1.2, d: int = 5, k: int = 2) -> Result:
@@ -598,10 +598,10 @@ def x09_rounds_units(ctx: Context, *, theory: Bound = S.ROUNDS, scales=(1e-4, 1e
             "Not decided."),
         finding=erratum(
             "Theorem 3's T' = Theta((kappa/(s eta rho)) log(Delta/nu)) takes the logarithm of a length (nu is a share): it is "
-            "negative when Delta < nu in the chosen unit, while Phase 2's rounds do not depend on the unit (E19).",
+            "negative when Delta < nu in the chosen unit, while Phase 2's rounds do not depend on the unit.",
             paper_says="Theorem 3 (line ~285): \"followed by Phase 2 with T' = Theta((kappa/(s eta rho)) log(Delta/nu)) iterations\"",
             correction="T' = Theta((kappa/(s eta rho)) log(rho Delta/(kappa sigma nu log(e/nu)))): the start radius (<= eps Delta) over "
-                       "the floor (C2/C1)(sigma kappa/rho) nu log(e/nu) that unrolling (9) gives, a ratio of lengths.",
+                       "the floor (C_2/C_1)(sigma kappa/rho) nu log(e/nu) that unrolling (9) gives, a ratio of lengths.",
             witness=f"k = 2, d = 5, 100 clients of 20 points, sigma = 0.1 Delta, FedAvg s = 5: rounds needed {needed.mean(0)[i1]:.1f} "
                     f"in units c = {list(scales)} alike; printed count (C = 1 in nu) {', '.join(f'{p:.0f}' for p in printed.mean(0))}.",
             second_argument=f"Exact (sympy): T'(c Delta) - T'(Delta) = {ex['printed_shift']} with K = kappa/(s eta rho), negative "
@@ -641,12 +641,12 @@ def x10_rademacher(ctx: Context, *, theory: Bound = END_TO_END, threshold: float
     within = float((anchor_err.max(-1) <= radius).mean())
     final = numpy(res.phase2.error[-1])
     binary = bool(torch.all(fed.X.abs() == 1))
-    assumptions = [Assumption("features are Rademacher (every entry +-1)", binary, None, "exact", "spec 1.6 variant")]
+    assumptions = [Assumption("features are Rademacher (every entry +-1)", binary, None, "exact", "a non-Gaussian variant of the paper's Gaussian features")]
     verdict = apply_assumptions(v, assumptions)
     return result_for(
         ctx,
         Claim("Theorems 1 and 3 under sub-Gaussian, non-Gaussian features (i.i.d. Rademacher entries, Sigma_j = I): every anchor "
-              "ends within 2 eps Delta/alpha (Theorem 1 (4) with E5's radius) and the two-phase method converges from any start "
+              "ends within 2 eps Delta/alpha (Theorem 1 (4) with the radius its proof gives) and the two-phase method converges from any start "
               "(Theorem 3); the paper contrasts this with [LL18]'s method of moments, which needs Gaussian features (line ~145).",
               r"\phi(x)\in\{\pm1\}^d:\ d(\hat\theta,\theta^*)\lesssim\frac{\sigma\kappa}{\rho}\nu\log\frac{e}{\nu}\ \text{from any }\|\theta_0\|\le R",
               "su2022, Theorems 1 and 3; Section 3 (sub-Gaussian features); Remark 1 (line ~145)",
@@ -686,7 +686,7 @@ def literal_stop_witness(eps=sp.Rational(1, 10)) -> dict:
             "proof_radius": 2 * eps, "literal_stops_outside_radius": bool(stop_low > 2 * eps)}
 
 
-@check("su2022.x11", "Line 13 read literally (E3): sigma_hat^2 = lambda_1(A A^T) stops anchors outside 2 eps Delta/alpha; the proof's reading does not",
+@check("su2022.x11", "Line 13 read literally: sigma_hat^2 = lambda_1(A A^T) stops anchors outside 2 eps Delta/alpha; the proof's reading does not",
        "counterexample", "reproduced",
        no_control="the counterexample is itself the comparison: the literal reading against the proof's on the same data")
 def x11_literal_sigma_hat(ctx: Context, *, literal: str = "eigen", repaired: str = "rayleigh", m: int = 5000, T: int = 8,
@@ -732,7 +732,7 @@ def x11_literal_sigma_hat(ctx: Context, *, literal: str = "eigen", repaired: str
         Claim("Phase 1, line 13 (paper line ~93): power-iteration(A A^T, T2) outputs (beta_hat, sigma_hat^2), sigma_hat^2 'the "
               "leading singular value of A' (line ~115); read literally as the leading eigenvalue of A A^T (sigma_1(A)^2 ~ "
               "||Sigma e||^4) the anchors stop outside Theorem 1's radius 2 eps Delta/alpha, read as the proof uses it "
-              "(sigma_hat ~ ||Sigma e||) they do not (E3).",
+              "(sigma_hat ~ ||Sigma e||) they do not.",
               r"\hat\sigma^2=\lambda_1(AA^\top)\approx\|\Sigma e\|^4\ \text{vs}\ \hat\sigma^2=\hat\beta^\top A\hat\beta\approx\|\Sigma e\|^2",
               "su2022, Phase 1 line 13 (paper line ~93) and line ~115; proof of Proposition 2",
               "hat(sigma)^2 = lambda_1(A A^T) approx norm(Sigma e)^4 \"vs\" hat(beta)^T A hat(beta) approx norm(Sigma e)^2"),
@@ -750,7 +750,7 @@ def x11_literal_sigma_hat(ctx: Context, *, literal: str = "eigen", repaired: str
             f"The literal reading fails in {n - k_lit} of {n} runs and the proof's reading succeeds in {k_rep}: the difference "
             "is not reproduced.",
             "Not decided."),
-        finding=remark(f"E3: the listing's 'power-iteration(A A^T)' returns the leading eigenvalue of A A^T, the square of what "
+        finding=remark(f"The listing's 'power-iteration(A A^T)' returns the leading eigenvalue of A A^T, the square of what "
                        f"the proof needs; so read, Phase 1 stops anchors at ||e|| ~ sqrt(eps Delta) ({k_lit} of {n} runs within "
                        f"2 eps Delta/alpha, against {k_rep} with sigma_hat^2 = beta^T A beta). The text's 'leading singular value of "
                        "A' and the proof's Rayleigh quotient fix it; fedverify's default is the proof's."),
