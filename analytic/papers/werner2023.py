@@ -43,6 +43,19 @@ PAPER = Paper(
              "(an erratum; Fig. 7's elbows are too censored to show a direction). IFCA follows its Algorithm 1 (the "
              "members' gradient sum divided by m), pinned against the authors' reference code; at scale it fails in "
              "nearly every seed from random initialisation."),
+    not_checked=(
+        ("Theorem 3.4 (Momentum-Clustering): 'no batch restriction' (Section 3.3, after eq. (28)) and its radius tau ~ "
+         "sqrt(delta_i sigma Delta), where the proof (eq. (213), Lemma 15) needs rho = sqrt(alpha) sigma in tau",
+         "every faithful run violates Assumption 9 in the theorem's own regime (c27, c28 are inconclusive: the momenta of "
+         "all clusters tend to 0), so Theorem 3.4's conclusions cannot be exercised; the sigma-vs-sqrt(alpha) sigma mismatch "
+         "is a statement-vs-proof inconsistency (spec A4) that no run of Algorithm 4 can judge while its assumption fails"),
+        ("Lemma 8, eq. (127): avg_t E||v_{i,l_t,t} - grad f_bar_i||^2 <~ delta_i avg||grad f_bar_i||^2 + (rho/Delta) D^2 "
+         "avg||grad f_i||^2 + rho^2/n_i + rho^3/Delta + beta_i rho Delta",
+         "its radius (110) tau^2 ~ c^2 + A^4 E||grad f_bar_i||^2 + delta_i rho Delta needs the current error c^2 and the "
+         "expected gradient, which the algorithm does not know, and its five terms share one hidden constant, so no run "
+         "separates them; its rho^2/n_i term at the optimum is what c21 measures (floor sigma^2/(n_i |B|)), and its beta "
+         "term is x11's"),
+    ),
 )
 
 sigma, Delta, n, beta, delta, tau = sp.symbols("sigma Delta n beta delta tau", positive=True)

@@ -95,3 +95,20 @@ def test_x09_planted_tiny_tolerance_is_violated_and_ifca_control_fails():
     r = run("werner2023.x09")
     assert r.verdict == Verdict.HOLDS and r.control["verdict"] == "violated"
     assert run("werner2023.x09", theory=FCC.INIT_ERROR, eps=1e-60).verdict == Verdict.VIOLATED
+
+
+# -- x10 / x11 -------------------------------------------------------------------------------------------------
+def test_x10_planted_faster_rate_is_violated():
+    from verify.checks import werner2023_fc_noise as FN
+    r = run("werner2023.x10")
+    assert r.verdict == Verdict.HOLDS and r.control["verdict"] == "violated"
+    assert run("werner2023.x10", theory=Bound("planted F/T^2", W.F / W.T**2, "upper")).verdict == Verdict.VIOLATED
+    assert FN.STRONGLY_CONVEX_RATE.kind == "upper"
+
+
+def test_x11_planted_beta_cubed_is_violated():
+    from verify.checks import werner2023_fc_noise as FN
+    r = run("werner2023.x11")
+    assert r.verdict == Verdict.HOLDS and r.control["verdict"] == "violated"
+    u = FN.SQRT_BETA.symbol("u")
+    assert run("werner2023.x11", theory=Bound("planted u^-3", u**-3, "upper")).verdict == Verdict.VIOLATED
