@@ -44,11 +44,11 @@ PAPER = Paper(
              "members' gradient sum divided by m), pinned against the authors' reference code; at scale it fails in "
              "nearly every seed from random initialisation."),
     not_checked=(
-        ("Theorem 3.4 (Momentum-Clustering): 'no batch restriction' (Section 3.3, after eq. (28)) and its radius tau ~ "
-         "sqrt(delta_i sigma Delta), where the proof (eq. (213), Lemma 15) needs rho = sqrt(alpha) sigma in tau",
-         "every faithful run violates Assumption 9 in the theorem's own regime (c27, c28 are inconclusive: the momenta of "
-         "all clusters tend to 0), so Theorem 3.4's conclusions cannot be exercised; the sigma-vs-sqrt(alpha) sigma mismatch "
-         "is a statement-vs-proof inconsistency (spec A4) that no run of Algorithm 4 can judge while its assumption fails"),
+        ("Theorem 3.4 (Momentum-Clustering): the rate (28) 'with no batch-size restriction' (the paper's claim that "
+         "Algorithm 4 removes Theorem 3.3's batch requirement)",
+         "every faithful run of Algorithm 4 violates Assumption 9 in the theorem's own regime (c27, c28 are inconclusive: the "
+         "momenta of all clusters tend to 0), so Theorem 3.4's conclusion cannot be exercised; its radius (sigma in the "
+         "statement, sqrt(alpha) sigma in the proof) is checked at the level of Lemma 15 by x12"),
         ("Lemma 8, eq. (127): avg_t E||v_{i,l_t,t} - grad f_bar_i||^2 <~ delta_i avg||grad f_bar_i||^2 + (rho/Delta) D^2 "
          "avg||grad f_i||^2 + rho^2/n_i + rho^3/Delta + beta_i rho Delta",
          "its radius (110) tau^2 ~ c^2 + A^4 E||grad f_bar_i||^2 + delta_i rho Delta needs the current error c^2 and the "

@@ -112,3 +112,14 @@ def test_x11_planted_beta_cubed_is_violated():
     assert r.verdict == Verdict.HOLDS and r.control["verdict"] == "violated"
     u = FN.SQRT_BETA.symbol("u")
     assert run("werner2023.x11", theory=Bound("planted u^-3", u**-3, "upper")).verdict == Verdict.VIOLATED
+
+
+# -- x12 -------------------------------------------------------------------------------------------------------
+def test_x12_erratum_and_proof_radius_holds():
+    from verify.checks import werner2023_theorems as T12
+    r = run("werner2023.x12")
+    assert r.verdict == Verdict.VIOLATED and r.finding.kind == "erratum" and "oo" in r.finding.second_argument
+    assert r.observed["proof_tau_verdict"] == "holds"
+    # a planted bound that does not fall with alpha (beta sigma Delta, exponent 0 in w) holds for the statement's radius
+    flat = Bound("planted beta sigma Delta", T12._beta * T12._sigma * T12._Delta * T12._w**0 + 0 * T12._w, "upper")
+    assert run("werner2023.x12", theory=flat).verdict == Verdict.HOLDS
