@@ -103,7 +103,7 @@ def x08_example1_eta_half(ctx: Context, *, theory: Bound = CONVERGES, eta: float
         paper_says=("Section 3.1.3, 'Example 1: Fig. 0(a)': Federated-Clustering computes the gradients at client 1's parameters "
                     "'g_1(1) = 1/(3 eta), g_2(1) = 0, and g_3(1) = -1/eta. Therefore it correctly clusters {1,2} together at this "
                     "point, and client {2}'s parameters update beyond the saddle-point and converge to the global minimum at "
-                    "x = 0'; Fig. 1(a)'s caption: 'Myopic-Clustering (eta = 0.5)' (the figure's instance of Example 1, eqs. "
+                    "x = 0' (line ~221); Fig. 1(a)'s caption: 'Myopic-Clustering (eta = 0.5)' (the figure's instance of Example 1, eqs. "
                     "(2)-(4), whose losses are built with the learning rate eta)."),
         correction=("With the learning rate the losses are built with, client 2 converges to 0 only if eta < 11/36 (then the "
                     "ball {1,2} update contracts near 0: multiplier 1 - (1/3 + 12 eta)/2 in (-1, 1)) and tau eta in [1/3, 2/3); "
