@@ -52,8 +52,8 @@ PAPER = Paper(
              "not; at Fig. 1(a)'s eta = 0.5 FC does not solve Example 1 (an erratum); Theorem 3.4's stated radius "
              "sqrt(delta sigma Delta) loses the sqrt(alpha) its proof needs (an erratum)."),
     not_checked=(
-        ("Theorem 3.4 (Momentum-Clustering): the rate (28) 'with no batch-size restriction' (the paper's claim that "
-         "Algorithm 4 removes Theorem 3.3's batch requirement)",
+        ("Section 3.3 (line ~303): 'Momentum-Clustering for which there is no batch-size restriction', i.e. Theorem 3.4's "
+         "rate (28) without Theorem 3.3's batch requirement",
          "every faithful run of Algorithm 4 violates Assumption 9 in the theorem's own regime (werner2023.c27 and c28 are "
          "inconclusive: the "
          "momenta of all clusters tend to 0), so Theorem 3.4's conclusion cannot be exercised; its radius (sigma in the "
