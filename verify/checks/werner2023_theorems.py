@@ -120,7 +120,7 @@ def _lemma4_erratum(ratio_far: float, ratio_near: float, c_far: float, tau_far: 
                     "1_in] + c^2 P(||z - v|| > tau) <= sigma^2 + c^2 P(out). So (68) holds with (n_i/|G_i|^2)(sigma^2 + c^2 "
                     "P(out)), and as printed when tau >= 2c (a point outside the ball then has ||z - m|| > tau - c >= c). "
                     "Theorem 3.1's regime (c_1 <= sigma, tau^2 = c^2 + delta sigma Delta, delta Delta >= 3 sigma) gives tau >= "
-                    "2c, so Theorem 3.1 survives; Lemmas 11 and 18, where c^2 ~ rho^2 + A^2||grad f_bar||^2 or a warm-started "
+                    "2c while c_l <= sigma along the recursion (41), so Theorem 3.1's use survives; Lemmas 11 and 18, where c^2 ~ rho^2 + A^2||grad f_bar||^2 or a warm-started "
                     "center's error, need the extra c^2 P(out) term (it is of the size of the c^2 terms the recursion (41) "
                     "already carries, times n_i/|G_i|^2)."),
         witness=(f"Exact, 1-D: z in {{0, 1}} with probability 1/2 each (Var z = sigma^2 = 1/4), delta = 1/4, Delta = 4 = "
