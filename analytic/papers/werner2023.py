@@ -42,7 +42,30 @@ PAPER = Paper(
              "0.25. Section 4.5 reads Theorem 3.1 as 'l >~ log sigma', but its requirement (13) falls as sigma grows "
              "(an erratum; Fig. 7's elbows are too censored to show a direction). IFCA follows its Algorithm 1 (the "
              "members' gradient sum divided by m), pinned against the authors' reference code; at scale it fails in "
-             "nearly every seed from random initialisation."),
+             "nearly every seed from random initialisation. The statements a reader comes for (issue 18): Theorem 3.1's "
+             "sigma^3/Delta term is attained by Threshold-Clustering (an in-cluster tail just outside tau), while on Theorem "
+             "3.2's own mixture its error is the lower bound's sigma^4/Delta^2; Theorem 3.2's sigma^2/(4n) holds (loose by 4); "
+             "Lemma 4's 'contractivity of thresholding' Var(y) <= Var(z) is false for a center far from the mean (81x in an "
+             "exact witness; Theorem 3.1 survives, tau >= 2c there); with A, D > 0 and noise, FC's error falls with n_i faster "
+             "than (23)'s square root, its Byzantine excess like beta^2, the strongly convex O(1/T) remark holds with |B| ~ T, "
+             "and the separation condition is right with a constant of a few; FC is insensitive to its start where IFCA is "
+             "not; at Fig. 1(a)'s eta = 0.5 FC does not solve Example 1 (an erratum); Theorem 3.4's stated radius "
+             "sqrt(delta sigma Delta) loses the sqrt(alpha) its proof needs (an erratum)."),
+    not_checked=(
+        ("Section 3.3 (line ~303): 'Momentum-Clustering for which there is no batch-size restriction', i.e. Theorem 3.4's "
+         "rate (28) without Theorem 3.3's batch requirement",
+         "every faithful run of Algorithm 4 violates Assumption 9 in the theorem's own regime (werner2023.c27 and c28 are "
+         "inconclusive: the "
+         "momenta of all clusters tend to 0), so Theorem 3.4's conclusion cannot be exercised; its radius (sigma in the "
+         "statement, sqrt(alpha) sigma in the proof) is checked at the level of Lemma 15 by werner2023.x12"),
+        ("Lemma 8, eq. (127): avg_t E||v_{i,l_t,t} - grad f_bar_i||^2 <~ delta_i avg||grad f_bar_i||^2 + (rho/Delta) D^2 "
+         "avg||grad f_i||^2 + rho^2/n_i + rho^3/Delta + beta_i rho Delta",
+         "an intermediate bound whose five terms share one hidden constant, evaluated with the proof's adaptive radius (110) "
+         "tau^2 ~ c^2 + A^4 E||grad f_bar_i||^2 + delta_i rho Delta, which needs the current error c^2 and the expected "
+         "gradient that the algorithm does not know; its pieces are measured where they can be seen: the rho^2/n_i floor "
+         "(werner2023.c21), the beta term's effect on eq. (23) (werner2023.x11), and Lemma 11's contractivity step inside "
+         "it (werner2023.x02)"),
+    ),
 )
 
 sigma, Delta, n, beta, delta, tau = sp.symbols("sigma Delta n beta delta tau", positive=True)
