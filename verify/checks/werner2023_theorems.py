@@ -477,7 +477,7 @@ def _x12_erratum(ratio_lo: float, ratio_hi: float, alphas, slope: float) -> obje
                  f"K = 4) with 4 edge-of-ball points: with tau = sqrt(delta sigma Delta) the excess over no attack is "
                  f"{ratio_lo:.3g} ... {ratio_hi:.3g} x beta sqrt(alpha) sigma Delta for alpha in {list(alphas)} (slope "
                  f"{slope:.2f} in 1/alpha against -1/2)."),
-        second_argument=(f"Closed form (spec 3.1, the edge attack's fixed point v - zbar_in = (beta/delta) tau u): excess = "
+        second_argument=(f"Closed form (derived: the edge attack's fixed point v - zbar_in = (beta/delta) tau u): excess = "
                          f"(beta/delta)^2 tau^2 = {sp.sstr(excess_stmt)} with tau^2 = delta sigma Delta; divided by beta "
                          f"sqrt(alpha) sigma Delta it is {sp.sstr(ratio)} (sympy), whose limit as alpha -> 0 is {sp.sstr(lim)}: "
                          "no constant in '<~' covers it. With tau^2 = delta sqrt(alpha) sigma Delta the same ratio is "
