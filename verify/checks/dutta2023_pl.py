@@ -28,12 +28,14 @@ from verify.checks.dutta2023_theorem import NC_KAPPA, NC_SHELL, nonconvex_instan
 from verify.engine import Context
 from verify.fit import (
     apply_assumptions,
+    bound_verdict,
     combine,
     controlled,
     deterministic_verdict,
     exact_zero_verdict,
     family_z,
     mc_bound_verdict,
+    median_verdict,
     paired_comparison_verdict,
 )
 from verify.problems import dutta2023_problems as P
@@ -414,7 +416,8 @@ def x04_uniqueness(ctx: Context, *, kappas=(1.0, 3.0), starts: int = 6, tol: flo
                                                 np.broadcast_to(rho ** tr.rounds[None, :], tr.gap.shape).ravel(), "upper",
                                                 rtol=1e-9)
     ends = tr.iterates[:, -1]
-    end_spread = float(max(np.linalg.norm(a - b) for a in ends for b in ends))
+    proj = ends - ((ends.sum(1, keepdims=True) - 1) / 2) * np.ones((1, 2))  # nearest points of the line x1 + x2 = 1
+    end_spread = float(max(np.linalg.norm(a - b) for a in proj for b in proj))
     cert = D.uniqueness_certificate()
     assumptions = [Assumption("condition (9) on the witness (11) with mu = 1, L = 8", D.condition_9(f, N_AGENTS, mu, L),
                               mu / (3 * L), "lower bound", f"f = {f}: {f / (N_AGENTS - f):.4f} <= {mu / (3 * L):.4f}"),
@@ -435,7 +438,7 @@ def x04_uniqueness(ctx: Context, *, kappas=(1.0, 3.0), starts: int = 6, tol: flo
                     "bound and grad q^i(x*_H) = 0, both of which hold at the projection of x_k onto the solution set "
                     "(2f-redundancy as set equality makes every minimiser a common stationary point), so uniqueness can be "
                     f"dropped: on the witness, Theorem 1's sigma = 0 bound holds at every round ({v_thm.value}) while the runs "
-                    f"end at minimisers {end_spread:.3g} apart."),
+                    f"head for minimisers {end_spread:.3g} apart (their nearest points on the line)."),
         witness=(f"N = 50 agents, A^i = [1 1], b^i = 1: problem (11) (kappa = 1): L-BFGS from {starts} starts reaches q^H = "
                  f"{float(r11['q_at_minimisers'].max()):.1e} at points {r11['spread']:.3g} apart on the line x1 + x2 = 1 "
                  f"(residual {r11['line_residual']:.1e}); sampled PL constant {r11['mu_PL_sampled']:.4f} (>= 1). Non-convex "
@@ -454,13 +457,16 @@ def x04_uniqueness(ctx: Context, *, kappas=(1.0, 3.0), starts: int = 6, tol: flo
               "dutta2023, Section IV (after eq. (11)); spec 1.3 and 8.13", "q^cal(H) \"PL\" => |arg min q^cal(H)| = 1"),
         verdict,
         observed={"instances": rows, "diagnostic_theorem1": {"verdict": v_thm.value, "worst_ratio": info_thm["worst_ratio"],
-                                                             "end_points": ends, "end_spread": end_spread, "rounds": rounds}},
+                                                             "end_points": ends, "nearest_minimisers": proj,
+                                                             "spread_of_nearest_minimisers": end_spread,
+                                                             "final_gap_over_e0": tr.gap[:, -1] / tr.gap[:, 0],
+                                                             "rounds": rounds}},
         predicted={"spread_if_unique": 0.0, "tolerance": tol, "mu_exact_lower_bound": 1.0},
         fit={**info, "claim_verdict": verdict_raw.value},
         explanation=(f"Problem (11) with A^i = [1 1], b^i = 1 is PL (mu >= 1 exactly, {r11['mu_PL_sampled']:.3f} sampled) and "
                      f"satisfies 2f-redundancy, yet its minimisers found from {starts} starts lie {r11['spread']:.3g} apart on "
                      f"the line x1 + x2 = 1 (non-convex 3 sin^2 variant: {rnc['spread']:.3g}). Theorem 1's sigma = 0 bound still "
-                     f"holds there ({v_thm.value}, runs ending {end_spread:.3g} apart): the proof needs growth to the "
+                     f"holds there ({v_thm.value}; the runs head for minimisers {end_spread:.3g} apart): the proof needs growth to the "
                      "solution set, not uniqueness."),
         assumptions=assumptions,
         finding=finding if not verdict_raw.passed else "",
@@ -468,6 +474,266 @@ def x04_uniqueness(ctx: Context, *, kappas=(1.0, 3.0), starts: int = 6, tol: flo
             "Minimisers of problem (11) with A = [1 1], b = 1 (line x1 + x2 = 1)", "$x_1$", "$x_2$",
             [figspec.line(f"L-BFGS minimisers, kappa = {r['kappa']:g}", r["minimisers"][:, 0], r["minimisers"][:, 1], "observed")
              for r in rows]
-            + [figspec.line("Algorithm 1 end points", ends[:, 0], ends[:, 1], "reference"),
+            + [figspec.line("Algorithm 1, nearest minimisers at the end", proj[:, 0], proj[:, 1], "reference"),
                figspec.line("x1 + x2 = 1", np.array([-6.0, 6.0]), np.array([7.0, -5.0]), "bound")], "linear", "linear")),
+    )
+
+
+# =========================================================================================================
+# x05: problem (12), the paper's metric and the filter comparison of its figure
+# =========================================================================================================
+METRIC_WORDS = ("Here we observe variation of the term (1/|H|) sum_{i in H} ||grad q^i(x_k)||^2. This is a standard error "
+                "term used for study analysis of a non-convex optimization problem. The simulation results are shown in "
+                "Fig. 1 and 2 respectively.")
+
+
+def _dsigmoid(r):
+    """s'(r) = s(r)(1 - s(r)) of the logistic function s, stable for large r."""
+    e = np.exp(-np.abs(r))
+    return e / (1 + e) ** 2
+
+
+@check("dutta2023.x05", "Problem (12) (Fig. 2): the paper's metric (1/|H|) sum ||grad q^i||^2 ranks a diverged run ahead of "
+       "CE at the minimiser, so it cannot judge the filter comparison (erratum)", "erratum", "violated")
+def x05_problem12_metric(ctx: Context, *, f: int = 5, attacks=("A2", "A3", "A4"), rules=("ce", "cwtm", "multikrum"),
+                         sigma: float = 1.0, rounds: int = 50, T: int = 3, alpha_p: float = 0.05) -> Result:
+    """Section IV (line 141) reads problem (12), q_i(x) = 1/(1 + exp(-||A_i x - b_i||)), through "the term (1/|H|)
+    sum_{i in H} ||grad q^i(x_k)||^2 ... a standard error term", and compares CE with CWTM and multi-Krum on it
+    (Figs. 1-2: "Local SGD with CE filter out performs other byzantine filters"). A filter comparison by this metric
+    presumes that it is small when the iterates are near a minimiser and large away from it.
+
+    Claim tested (the metric as an error term): on the same instance and noise, the run that converges (CE under the
+    constant attack A6, which it removes) has a smaller metric than the run that diverges (the plain mean under A6),
+    paired over replicates (one-sided Wilcoxon at ``alpha_p``); that the mean diverges and CE converges is checked by
+    the optimality gap q^H - q^H_* (an assumption: else inconclusive). Expected violated, from a closed form before any
+    run: ||grad q_i|| = s'(r_i) ||A_i^T u_i||/r_i with s'(r) <= exp(-r) -> 0 as r -> oo, while near the common
+    minimiser s'(r_i) -> 1/4 and ||A_i^T u||/||u|| >= sqrt(lambda_min(A_i^T A_i)), so the metric is at least
+    (1/16) mean_H lambda_min(A_i^T A_i) > 0 there and tends to 0 at infinity: it ranks divergence first.
+
+    Setting: P1-Gauss data (N = 50, l = 100, d = 10, realizable), f = 5, T = 3, 50 rounds, noise N1 with sigma = 1, step
+    0.5/L_proxy (L_proxy = max lambda_max(A^T A)/4; (12) has no smoothness constant), from a start at residuals about 1
+    (from x_0 = 0 the residuals are about 30 and every gradient about e^-30). Reported beside the verdict: the filter
+    comparison of the figure per attack (CE against CWTM and multi-Krum), by the gap and by the metric."""
+    R = ctx.reps(8, 24)
+    prob, x_opt, _ = composite_instance(ctx, "p2", stream="data")
+    d = prob.dim
+    G, _, _ = prob.gram_numpy()
+    lam = np.linalg.eigvalsh(G)
+    scale = math.sqrt(G.trace(axis1=1, axis2=2).mean())
+    L_proxy = float(lam[:, -1].max()) / 4
+    alpha = 0.5 / L_proxy
+    v = _unit(ctx.generator("start"), 1, d, ctx)[0]
+    start = x_opt + v / scale
+    std = P.coordinate_std(sigma, d)
+    cfg, noise = [Config("A6", "ce", alpha=alpha, T=T, std=std, reps=R), Config("A6", "mean", alpha=alpha, T=T, std=std, reps=R)], \
+        [np.arange(R), np.arange(R)]
+    for ia, a in enumerate(attacks):
+        for rule in rules:
+            cfg.append(Config(a, rule, alpha=alpha, T=T, std=std, reps=R))
+            noise.append((ia + 1) * R + np.arange(R))
+    tr, sl = simulate(ctx, prob, cfg, f=f, n_byz=f, rounds=rounds, stream="run", record=[0, rounds], agent_grad_sq=True,
+                      keep_iterates=True, x0=start, noise_rows=np.concatenate(noise))
+    gap = {(c.attack, c.aggregator): tr.gap[s][:, -1] for c, s in zip(cfg, sl)}
+    metric = {(c.attack, c.aggregator): tr.agent_grad_sq[s][:, -1] for c, s in zip(cfg, sl)}
+    with aside():  # the run's premise, not the claim: by the gap CE converges and the mean diverges
+        v_gap, i_gap = paired_comparison_verdict(gap[("A6", "ce")], gap[("A6", "mean")], alpha=alpha_p)
+    v_metric, i_metric = paired_comparison_verdict(metric[("A6", "ce")], metric[("A6", "mean")], alpha=alpha_p)
+    # the figure's comparison, per attack, by both measures (reported, not the claim)
+    table = []
+    with aside():
+        for a in attacks:
+            for other in rules[1:]:
+                vg, ig = paired_comparison_verdict(gap[(a, "ce")], gap[(a, other)], alpha=alpha_p)
+                vm, im = paired_comparison_verdict(metric[(a, "ce")], metric[(a, other)], alpha=alpha_p)
+                table.append({"attack": a, "other": other, "ce_ahead_by_gap": vg.value, "ce_ahead_by_metric": vm.value,
+                              "gap_ce": float(gap[(a, "ce")].mean()), "gap_other": float(gap[(a, other)].mean()),
+                              "metric_ce": float(metric[(a, "ce")].mean()), "metric_other": float(metric[(a, other)].mean())})
+    # exact second argument: the metric's floor near x° and its ceiling at the mean's end points
+    floor_near = float(lam[f:, 0].mean() / 16)  # (1/16) mean_H lambda_min(G_i): the limit inf of the metric at x°
+    ends = tr.iterates[sl[1], -1]  # the mean's final models [R, d]
+    res = np.sqrt(np.einsum("nij,rni,rnj->rn", G[f:], ends[:, None, :] - x_opt.cpu().numpy(),
+                            ends[:, None, :] - x_opt.cpu().numpy()))  # residual norms r_i at the end points
+    ceiling = float((_dsigmoid(res) ** 2 * lam[f:, -1][None]).mean(1).max())  # metric <= mean s'(r_i)^2 ||A_i||^2
+    ce_dist = float(np.linalg.norm(tr.iterates[sl[0], -1] - x_opt.cpu().numpy(), axis=-1).max())
+    r_ce = np.sqrt(lam[f:, -1]) * ce_dist  # residuals at CE's end points are at most ||A_i|| ||x - x°||
+    floor_ce = float((_dsigmoid(r_ce) ** 2 * lam[f:, 0]).mean())  # metric >= mean s'(||A_i|| delta)^2 lambda_min(G_i)
+    import sympy as sp
+
+    rr = sp.Symbol("r", positive=True)
+    sprime = sp.exp(-rr) / (1 + sp.exp(-rr)) ** 2
+    lim0, limoo = sp.limit(sprime, rr, 0), sp.limit(sprime, rr, sp.oo)
+    assumptions = [Assumption("by the optimality gap, CE under A6 ends below the plain mean (CE converges, the mean "
+                              "diverges)", v_gap.passed, float(np.median(gap[("A6", "mean")] / gap[("A6", "ce")])),
+                              "estimate", f"median gap ratio mean/CE; one-sided Wilcoxon p = {i_gap['p_less']:.3g}"),
+                   Assumption("realizable labels (a common minimiser x°)", True, None, "exact", "planted")]
+    verdict = apply_assumptions(v_metric, assumptions)
+    m_ce, m_mean = float(metric[("A6", "ce")].mean()), float(metric[("A6", "mean")].mean())
+    g_ce, g_mean = float(gap[("A6", "ce")].mean()), float(gap[("A6", "mean")].mean())
+    agree = sum(r["ce_ahead_by_gap"] == r["ce_ahead_by_metric"] for r in table)
+    table_text = "; ".join(f"{r['attack']} vs {r['other']}: gap {r['ce_ahead_by_gap']}, metric {r['ce_ahead_by_metric']}"
+                           for r in table)
+    finding = erratum(
+        "On problem (12) the paper's metric is not an error term: it vanishes at infinity and is bounded away from 0 near "
+        f"the common minimiser, so the plain mean that diverges under a constant attack scores {m_mean:.2g} against CE's "
+        f"{m_ce:.2g} at the minimiser. A filter comparison on (12) by this metric says nothing about convergence.",
+        paper_says=f"Section IV, after eq. (12) (line 141): '{METRIC_WORDS}' and (line 143) 'We observe that Local SGD with "
+                   "CE filter out performs other byzantine filters.'",
+        correction=("Compare filters on (12) by the optimality gap q^H(x_k) - q^H_* (or the distance to the minimiser); the "
+                    "local gradient norms of (12) are at least (1/16) lambda_min(A_i^T A_i) near a zero residual (a cone) "
+                    "and e^(-r) small far away. By the gap, the comparison of the figure is attack-dependent here: "
+                    f"{table_text}."),
+        witness=(f"P1-Gauss data with the logistic link (N = 50, l = 100, d = 10, realizable), f = 5, T = 3, {rounds} rounds, "
+                 f"sigma = {sigma:g}, alpha = 0.5/L_proxy: under the constant attack 1e3 1, CE ends at gap {g_ce:.3g} and metric "
+                 f"{m_ce:.3g}; the plain mean at gap {g_mean:.3g} (of at most 1/2) and metric {m_mean:.3g} ({R} paired "
+                 f"replicates; by the metric the mean is ahead, one-sided Wilcoxon p = {i_metric['p_greater']:.3g})."),
+        second_argument=(f"Closed form (sympy): s'(r) = e^(-r)/(1 + e^(-r))^2 has limit {lim0} at r -> 0 and {limoo} at "
+                         "r -> oo, and s'(r) <= e^(-r). With ||grad q_i|| = s'(r_i) ||A_i^T u_i||/r_i: within distance "
+                         f"{ce_dist:.3g} of x° (CE's end points) the metric is at least mean_H s'(||A_i|| delta)^2 "
+                         f"lambda_min(A_i^T A_i) = {floor_ce:.4g} (eigenvalues of the data; the limit at x° is "
+                         f"{floor_near:.4g}), while at the mean's end points it is at most mean_H s'(r_i)^2 ||A_i||^2 = "
+                         f"{ceiling:.3g}: every such diverged run ranks ahead of every run near the minimiser."))
+    return result_for(
+        ctx,
+        Claim("Section IV (lines 139-143): on problem (12) the paper observes 'the term (1/|H|) sum_{i in H} ||grad q^i(x_k)||^2"
+              "', 'a standard error term', and concludes that CE outperforms the other filters. Claim tested: the term ranks "
+              "a converging run (CE under a constant attack) ahead of a diverging one (the plain mean under it).",
+              r"\tfrac1{|\mathcal H|}\textstyle\sum_{\mathcal H}\|\nabla q^i(\bar x_K^{CE})\|^2<"
+              r"\tfrac1{|\mathcal H|}\textstyle\sum_{\mathcal H}\|\nabla q^i(\bar x_K^{mean})\|^2",
+              "dutta2023, Section IV, eq. (12) and lines 139-143 (Figs. 1-2); spec 5.3 and 8.14",
+              "1/|cal(H)| sum norm(nabla q^i(macron(x)_K^(\"CE\")))^2 < 1/|cal(H)| sum norm(nabla q^i(macron(x)_K^(\"mean\")))^2"),
+        verdict,
+        observed={"A6": {"gap_ce": gap[("A6", "ce")], "gap_mean": gap[("A6", "mean")], "metric_ce": metric[("A6", "ce")],
+                         "metric_mean": metric[("A6", "mean")]},
+                  "comparison": table, "rankings_agreeing": agree, "replicates": R, "rounds": rounds},
+        predicted={"metric_floor_near_minimiser": floor_near, "metric_floor_at_ce_end": floor_ce,
+                   "metric_ceiling_at_mean_end": ceiling, "s_prime_at_0": str(lim0), "s_prime_at_infinity": str(limoo)},
+        fit={"metric": {**i_metric, "verdict": v_metric.value}, "gap": {**i_gap, "verdict": v_gap.value}},
+        explanation=(f"Under the constant attack CE ends near the minimiser (gap {g_ce:.3g}) and the plain mean far from it "
+                     f"(gap {g_mean:.3g}, the sigmoid's ceiling is 1/2), yet the paper's metric is {m_ce:.3g} for CE and "
+                     f"{m_mean:.3g} for the mean: it ranks divergence first, as its closed form says (at least {floor_ce:.3g} "
+                     f"near x°, at most {ceiling:.3g} at the mean's end points). The figure's comparison by the gap: "
+                     f"{table_text}; the metric agrees with the gap in {agree} of {len(table)} pairs."),
+        assumptions=assumptions,
+        finding=finding if not v_metric.passed else "",
+        figure=figspec.figure(figspec.panel(
+            "Problem (12): final optimality gap and the paper's metric, per filter", "run (1: CE A6, 2: mean A6, then "
+            "attack x filter)", "value at round 50",
+            [figspec.line("gap", np.arange(1, len(cfg) + 1), [float(tr.gap[s][:, -1].mean()) for s in sl], "observed"),
+             figspec.line("paper's metric", np.arange(1, len(cfg) + 1),
+                          [max(float(tr.agent_grad_sq[s][:, -1].mean()), 1e-300) for s in sl], "reference")],
+            "linear", "log")),
+    )
+
+
+# =========================================================================================================
+# x06: Fig. 1, CE against the non-faulty baseline
+# =========================================================================================================
+def honest_mean(Y: torch.Tensor, f: int) -> torch.Tensor:
+    """The non-faulty baseline in Algorithm 1's harness: the mean of the honest models only (agents f..N-1), whatever the
+    Byzantine agents send (the paper's 'non-faulty Local GD')."""
+    return Y[:, f:].mean(1)
+
+
+@check("dutta2023.x06", "Fig. 1: CE's error exceeds the non-faulty baseline's by at most the Byzantine term of eq. (10), "
+       "under the attacks CE keeps, f = 2, 5, 8, 10", "bound", "holds")
+def x06_baseline(ctx: Context, *, theory: Bound = D.BYZANTINE_TERM, fs=(2, 5, 8, 10),
+                 attacks=("A2", "A3", "A4", "A5"), sigma: float = 1.0, rounds: int = 50, T: int = 3,
+                 control: str = "mean") -> Result:
+    """Fig. 1 (Section IV, line 143) plots CE, CWTM and multi-Krum "with non-faulty Local GD as baseline" for f = 2, 5, 8,
+    10, and the paper concludes "The observed results are in line with our theoretical findings, which demonstrate that
+    achieving only an approximate fault tolerance in stochastic scenarios is possible". Read with Theorem 1 and Remark 1
+    (the floor's alpha-part is the fault-free local SGD's, its other part 'a result of ... the Byzantine agents'): CE's
+    expected gap after K rounds exceeds the baseline's by at most 72 T sigma^2 f/(mu |H|).
+
+    Fig. 1's setting: problem (11) on P1-Gauss data (N = 50, l = 100, d = 10, realizable), T = 3, 50 rounds, alpha = 0.5/L,
+    noise N1 with sigma = 1, the attacks of the library that CE can keep (the paper names none; the far random vectors A1
+    are removed entirely, spec C12 (d)). The baseline is the honest agents alone,
+    averaged without a filter, in the same run with the same gradient noise (common random numbers), so each replicate
+    gives a paired difference e_K(CE) - e_K(baseline); bound_verdict at every (f, attack) on its positive part (a
+    stronger statement than the claim, E[(e_K^CE - e_K^base)_+] >= E[e_K^CE] - E[e_K^base], and a non-negative one, whose
+    ratio to the bound is the margin). mu is replaced by its exact
+    upper bound 2 lambda_min(sum_H A^{iT} A^i)/|H| (the PL ratio at infinity, dutta2023.c09's certificate), which can only
+    shrink the bound: a 'holds' stands for the true mu. Condition (9) allows f <= 2 on this data: f = 5, 8, 10 test the
+    figure's regime, not Theorem 1's.
+
+    Control (issue 17): the plain mean in place of CE, same runs, under the far random attack A1, must violate the bound."""
+    R = ctx.reps(6, 20)
+    prob, x_opt, Lc = composite_instance(ctx, "p1", stream="data")
+    L = float(Lc.value)
+    alpha = 0.5 / L
+    d = prob.dim
+    std = P.coordinate_std(sigma, d)
+    G, _, _ = prob.gram_numpy()
+    diffs, ctrl, at = [], [], {"f": [], "H": [], "mu": []}
+    rows = []
+    for f in fs:
+        H = N_AGENTS - f
+        mu_up = 2 * float(np.linalg.eigvalsh(G[f:].sum(0))[0]) / H
+        cfg = ([Config(a, "ce", alpha=alpha, T=T, std=std, reps=R) for a in attacks]
+               + [Config("A6", honest_mean, alpha=alpha, T=T, std=std, reps=R),
+                  Config("A1", control, alpha=alpha, T=T, std=std, reps=R)])
+        tr, sl = simulate(ctx, prob, cfg, f=f, n_byz=f, rounds=rounds, stream=f"run/f={f}", record=[0, rounds],
+                          noise_rows=np.tile(np.arange(R), len(cfg)))
+        base = tr.gap[sl[-2]][:, -1]
+        for a, s in zip(attacks, sl):
+            diffs.append(tr.gap[s][:, -1] - base)
+            at["f"].append(f), at["H"].append(H), at["mu"].append(mu_up)
+            rows.append({"f": f, "attack": a, "gap_ce": float(tr.gap[s][:, -1].mean()), "gap_baseline": float(base.mean()),
+                         "byzantine_term": float(theory(T=T, sigma=sigma, f=f, mu=mu_up, H=H)),
+                         "condition_9": D.condition_9(f, N_AGENTS, mu_up, L)})
+        with np.errstate(invalid="ignore", over="ignore"):  # the unfiltered mean may overflow: infinitely far, capped
+            ctrl.append(np.nan_to_num(tr.gap[sl[-1]][:, -1] - base, nan=1e300, posinf=1e300))
+    Y = np.maximum(np.stack(diffs, 1), 0.0)  # the positive part: E[(e^CE - e^base)_+] <= term implies the claim
+    vals = {"T": T, "sigma": sigma, "f": np.asarray(at["f"], float), "H": np.asarray(at["H"], float),
+            "mu": np.asarray(at["mu"], float)}
+    rng = ctx.numpy_rng("bootstrap")
+    claim_v, info = bound_verdict(Y, theory, values=vals, rng=rng)
+    cvals = {"T": T, "sigma": sigma, "f": np.asarray(fs, float), "H": N_AGENTS - np.asarray(fs, float),
+             "mu": np.asarray(at["mu"], float)[::len(attacks)]}
+    with aside():  # the control is not the claim; the diverging mean is heavy-tailed, so its median decides
+        ratio_c = np.stack(ctrl, 1) / np.asarray(theory(**cvals), dtype=float)[None]
+        v_ctrl, ci = median_verdict(ratio_c.ravel(), 1.0, "upper")
+        ci["worst_ratio"] = float(np.median(ratio_c))
+    verdict = controlled(claim_v, v_ctrl)
+    for r, m in zip(rows, info["mean"]):
+        r["excess_over_term"] = float(m / r["byzantine_term"])
+    worst = max(rows, key=lambda r: r["excess_over_term"])
+    f_cap = D.f_max_condition_9(N_AGENTS, min(at["mu"]), L)
+    control_field = {"what": f"the plain mean ({control}) in place of CE under far random vectors (A1), same runs and noise, "
+                             f"f in {list(fs)}", "verdict": v_ctrl.value,
+                     "detail": f"median excess over the baseline / Byzantine term {ci['worst_ratio']:.3g} (must exceed 1)"}
+    return result_for(
+        ctx,
+        Claim("Section IV (line 143): 'Fig.1 show the performances of CWTM, Multi-KRUM and CE filer with non-faulty Local GD as "
+              "baseline for comparison as we vary the number of byzantine agents f=2,5,8,10. ... The observed results are in "
+              "line with our theoretical findings, which demonstrate that achieving only an approximate fault tolerance in "
+              "stochastic scenarios is possible.' Read with eq. (10) and Remark 1: CE's gap exceeds the baseline's by at most "
+              "the Byzantine term 72 T sigma^2 f/(mu |H|).",
+              r"\mathbb E e_K^{CE}-\mathbb E e_K^{\mathcal H\ only}\le\frac{72\mathcal T\sigma^2 f}{\mu|\mathcal H|}",
+              "dutta2023, Section IV (Fig. 1, line 143), Theorem 1 eq. (10) and Remark 1; spec 5.4 (F4)", D.BYZANTINE_TERM.typst),
+        verdict,
+        observed={"configs": rows, "replicates": R, "rounds": rounds, "mean_excess": info["mean"], "ci_hi": info["ci_hi"],
+                  "f_allowed_by_condition_9_at_most": f_cap},
+        predicted={"byzantine_term": info["bound"], "mu_upper_bound": at["mu"][::len(attacks)]},
+        fit={"claim_verdict": claim_v.value, "worst_ratio": info["worst_ratio"]},
+        control=control_field,
+        explanation=(f"Over f in {list(fs)} and attacks {', '.join(attacks)} ({R} paired replicates, {rounds} rounds), CE's "
+                     f"final gap exceeds the non-faulty baseline's by at most {info['worst_ratio']:.2g} x the Byzantine term "
+                     f"of (10) (worst: f = {worst['f']}, {ATTACK_NAMES[worst['attack']]}: {worst['gap_ce']:.3g} against "
+                     f"{worst['gap_baseline']:.3g}, term {worst['byzantine_term']:.3g}): the approximate fault tolerance of "
+                     f"Fig. 1 holds, far inside the theorem's allowance. Condition (9) allows f <= {f_cap} here. Control: "
+                     f"{control_field['detail']} ({v_ctrl.value})."
+                     if claim_v.passed else
+                     f"CE's excess over the baseline reaches {info['worst_ratio']:.3g} x the Byzantine term (f = {worst['f']}, "
+                     f"{ATTACK_NAMES[worst['attack']]})."),
+        assumptions=[Assumption("mu replaced by an exact upper bound (2 lambda_min(sum_H A^T A)/|H|)", True, min(at["mu"]),
+                                "upper bound", "a smaller mu only enlarges the bound"),
+                     Assumption("paired replicates: CE, the baseline and the control see the same gradient noise", True, None,
+                                "exact", "noise_rows shared per replicate"),
+                     Assumption("realizable labels (2f-redundancy)", True, None, "exact", "planted")],
+        figure=figspec.figure(figspec.panel(
+            "CE's final gap minus the non-faulty baseline's, over the Byzantine term of (10)", "f", "excess / term",
+            [figspec.line(ATTACK_NAMES[a], np.asarray(fs, float),
+                          [max(r["excess_over_term"], 1e-12) for r in rows if r["attack"] == a], "observed") for a in attacks]
+            + [figspec.line("Byzantine term", np.asarray(fs, float), np.ones(len(fs)), "bound")], "linear", "log")),
     )
