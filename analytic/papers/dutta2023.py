@@ -47,7 +47,23 @@ PAPER = Paper(
         "is fixed). Outside (9) CE still converges exactly. Whether CE beats CWTM and multi-Krum (Fig. 1) cannot be "
         "decided without the attack, which the paper does not name: with paired noise CE is ahead of both under an "
         "ALIE-style attack, CWTM ends below CE under the CE-evasion and sign-flip attacks, and CE and multi-Krum tie "
-        "exactly when every filter removes the attack."),
+        "exactly when every filter removes the attack. Inside the proof, the inequalities (13a)-(13c) hold (loosely) on the "
+        "non-convex PL problem, but the bound on E||V_x||^2 applies a fixed agent's drift bound to the farthest honest agent: "
+        "an omniscient attack makes E||V_x||^2 2.15 times the printed bound (exact order-statistic quadrature). 'Since the "
+        "objectives satisfy PL, x* is unique' is false (problem (11) with rank-deficient data has a line of minimisers), and "
+        "the proof does not need it. On problem (12) the paper's metric, the mean local squared gradient norm, vanishes at "
+        "infinity and not at the minimiser, so it ranks a diverged run ahead of CE. Against the non-faulty baseline of Fig. 1, "
+        "CE loses far less than the Byzantine term of (10)."),
+    not_checked=(
+        ("Section IV, line 143 (Fig. 2): 'Local SGD with CE filter out performs other byzantine filters' on problem (12)",
+         "the attack of the figure is not stated and the comparison is attack-dependent (as for Fig. 1, dutta2023.c17); "
+         "dutta2023.x05 shows that the figure's metric cannot decide it and reports the comparison by the optimality gap per "
+         "attack (CE ahead of a competitor or undecided, depending on the attack and the competitor) without a verdict on the unstated one"),
+        ("Appendix VI-A, eq. (13): the inequalities for heterogeneous honest agents (different A^i) on a non-convex PL problem",
+         "dutta2023.x02 tests them on the non-convex PL problem of c10/c11, whose honest agents share one cost; a non-convex "
+         "PL instance with heterogeneous agents and exact mu that also meets condition (9) is not available here (P1-nc with "
+         "Gaussian data has mu/L = 0.02: f = 0 only)"),
+    ),
 )
 
 k, e0, alpha, mu, L, T, sigma, f, H, N, m = sp.symbols("k e0 alpha mu L T sigma f H N m", positive=True)
