@@ -47,7 +47,23 @@ PAPER = Paper(
         "is fixed). Outside (9) CE still converges exactly. Whether CE beats CWTM and multi-Krum (Fig. 1) cannot be "
         "decided without the attack, which the paper does not name: with paired noise CE is ahead of both under an "
         "ALIE-style attack, CWTM ends below CE under the CE-evasion and sign-flip attacks, and CE and multi-Krum tie "
-        "exactly when every filter removes the attack."),
+        "exactly when every filter removes the attack. Inside the proof, the inequalities (13a)-(13c) hold (loosely) on the "
+        "non-convex PL problem, but the bound on E||V_x||^2 applies a fixed agent's drift bound to the farthest honest agent: "
+        "an omniscient attack makes E||V_x||^2 2.15 times the printed bound (exact order-statistic quadrature). 'Since the "
+        "objectives satisfy PL, x* is unique' is false (problem (11) with rank-deficient data has a line of minimisers), and "
+        "the proof does not need it. On problem (12) the paper's metric, the mean local squared gradient norm, vanishes at "
+        "infinity and not at the minimiser, so it ranks a diverged run ahead of CE. Against the non-faulty baseline of Fig. 1, "
+        "CE loses far less than the Byzantine term of (10)."),
+    not_checked=(
+        ("Section IV, line 143 (Fig. 2): 'Local SGD with CE filter out performs other byzantine filters' on problem (12)",
+         "the attack of the figure is not stated and the comparison is attack-dependent (as for Fig. 1, dutta2023.c17); "
+         "dutta2023.x05 shows that the figure's metric cannot decide it and reports the comparison by the optimality gap per "
+         "attack (CE ahead of a competitor or undecided, depending on the attack and the competitor) without a verdict on the unstated one"),
+        ("Appendix VI-A, eq. (13): the inequalities for heterogeneous honest agents (different A^i) on a non-convex PL problem",
+         "dutta2023.x02 tests them on the non-convex PL problem of c10/c11, whose honest agents share one cost; a non-convex "
+         "PL instance with heterogeneous agents and exact mu that also meets condition (9) is not available here (P1-nc with "
+         "Gaussian data has mu/L = 0.02: f = 0 only)"),
+    ),
 )
 
 k, e0, alpha, mu, L, T, sigma, f, H, N, m = sp.symbols("k e0 alpha mu L T sigma f H N m", positive=True)
@@ -394,3 +410,105 @@ def recursion_floor_certificate() -> dict:
     rhs = (1 - alpha * mu * T / 36) * e + 5 * L * T**2 * sigma**2 * alpha**2 + 2 * T**2 * alpha * mu * sigma**2 * f / (L * H)
     fixed = sp.solve(sp.Eq(e, rhs), e)[0]
     return {"fixed_point": sp.simplify(fixed), "limit_alpha_to_0": sp.simplify(sp.limit(fixed, alpha, 0))}
+
+
+# -- the proof's intermediate inequalities (Appendix VI-A), as Bounds (issue 18) ----------------------------------
+#: E||grad q^H(x_k)|| and E||grad q^H(x_k)||^2 (the right-hand sides of (13a)-(13c) are written in them), and |B_k|,
+#: the number of Byzantine vectors CE keeps in round k.
+g1, g2, Bk = sp.symbols("g1 g2 B_k", nonnegative=True)
+
+LEMMA_13A = Bound(
+    name="(13a): E||x^i_{k,t+1} - x*_H||",
+    expr=2 * g1 / mu + 2 * sigma / L, kind="upper",
+    statement="For i in H: E||x^i_{k,t+1} - x*_H|| <= (2/mu) E||grad q^H(x_k)|| + 2 sigma/L.",
+    source="dutta2023, Appendix VI-A, eq. (13), first line", hidden_constant=False,
+    typst="EE norm(x^i_(k,t+1) - x^*_cal(H)) <= 2/mu EE norm(nabla q^cal(H)(macron(x)_k)) + (2 sigma)/L")
+LEMMA_13B = Bound(
+    name="(13b): E||x^i_{k,t+1} - x_k||",
+    expr=2 * L * T * alpha * g1 / mu + 3 * sigma * T * alpha, kind="upper",
+    statement="For i in H: E||x^i_{k,t+1} - x_k|| <= (2 L T alpha/mu) E||grad q^H(x_k)|| + 3 sigma T alpha.",
+    source="dutta2023, Appendix VI-A, eq. (13), second line", hidden_constant=False,
+    typst="EE norm(x^i_(k,t+1) - macron(x)_k) <= (2 L cal(T) alpha)/mu EE norm(nabla q^cal(H)(macron(x)_k)) + 3 sigma cal(T) alpha")
+LEMMA_13C = Bound(
+    name="(13c): E||x^i_{k,t+1} - x*_H||^2",
+    expr=2 * g2 / mu**2 + 2 * sigma**2 / L**2, kind="upper",
+    statement="For i in H: E||x^i_{k,t+1} - x*_H||^2 <= (2/mu^2) E||grad q^H(x_k)||^2 + 2 sigma^2/L^2.",
+    source="dutta2023, Appendix VI-A, eq. (13), third line", hidden_constant=False,
+    typst="EE norm(x^i_(k,t+1) - x^*_cal(H))^2 <= 2/mu^2 EE norm(nabla q^cal(H)(macron(x)_k))^2 + (2 sigma^2)/L^2")
+#: The squared drift bound the proof uses without stating it (spec 4.3 (13d), reconstructed from the constants 8 and 12).
+LEMMA_13D = Bound(
+    name="(13d, unstated): E||x^i_{k,t} - x_k||^2",
+    expr=2 * L**2 * T**2 * alpha**2 * g2 / mu**2 + 3 * T**2 * alpha**2 * sigma**2, kind="upper",
+    statement="For i in H: E||x^i_{k,t} - x_k||^2 <= (2 L^2 T^2 alpha^2/mu^2) E||grad q^H(x_k)||^2 + 3 T^2 alpha^2 sigma^2 "
+              "(used by the proof, never stated; spec 4.3).",
+    source="dutta2023, Appendix VI-A (used in the bounds on E||V_x||^2 and (19)); spec 4.3", hidden_constant=False,
+    typst="EE norm(x^i_(k,t) - macron(x)_k)^2 <= (2 L^2 cal(T)^2 alpha^2)/mu^2 EE norm(nabla q^cal(H))^2 + 3 cal(T)^2 alpha^2 sigma^2")
+#: The bound on the Byzantine perturbation V_x of (15), as printed after (16).
+VX_BOUND = Bound(
+    name="bound on E||V_x||^2 (after (16))",
+    expr=8 * L**2 * T**2 * alpha**2 * Bk**2 * g2 / (mu**2 * H**2) + 12 * T**2 * alpha**2 * sigma**2 * Bk**2 / H**2,
+    kind="upper",
+    statement=("E||V_x||^2 <= (2|B_k|^2/|H|^2) E||x^j_{k,t} - x_k||^2 + (2|B_k|/|H|^2) sum_{i in H minus H_k} "
+               "E||x^i_{k,t} - x_k||^2 <= (8 L^2 T^2 alpha^2/mu^2)(|B_k|^2/|H|^2) E||grad q^H(x_k)||^2 "
+               "+ 12 T^2 alpha^2 sigma^2 |B_k|^2/|H|^2."),
+    source="dutta2023, Appendix VI-A, the display bounding E||V_x||^2 (between (16) and (17))", hidden_constant=False,
+    typst="EE norm(V_x)^2 <= (8 L^2 cal(T)^2 alpha^2)/mu^2 (|cal(B)_k|^2)/(|cal(H)|^2) EE norm(nabla q^cal(H))^2 "
+          "+ (12 cal(T)^2 alpha^2 sigma^2 |cal(B)_k|^2)/(|cal(H)|^2)")
+#: The same bound with one factor |H| less in the denominators: valid under Assumption 3 alone, since the farthest honest
+#: agent's squared drift is at most the sum of all |H| agents' (max_j a_j <= sum_j a_j), each bounded by (13d).
+VX_BOUND_REPAIRED = Bound(
+    name="bound on E||V_x||^2 with E max_j <= sum_j (repaired)",
+    expr=VX_BOUND.expr * H, kind="upper",
+    statement="E||V_x||^2 <= (8 L^2 T^2 alpha^2/mu^2)(|B_k|^2/|H|) E||grad q^H||^2 + 12 T^2 alpha^2 sigma^2 |B_k|^2/|H|.",
+    source="fedverify: the display after (16) with E max_j ||x^j - x_k||^2 <= sum_j E||x^j - x_k||^2", hidden_constant=False,
+    typst="EE norm(V_x)^2 <= |cal(H)| dot (\"printed bound\")")
+
+#: The Byzantine part of eq. (10)'s floor: what Theorem 1 allows CE to lose against the non-faulty agents alone.
+BYZANTINE_TERM = Bound(
+    name="Byzantine term of eq. (10)",
+    expr=72 * T * sigma**2 * f / (mu * H), kind="upper",
+    statement=("Algorithm 1's gap exceeds the non-faulty local SGD baseline's by at most the Byzantine term of (10), "
+               "72 T sigma^2 f/(mu |H|) (the rest of the floor, 180 L T alpha sigma^2/mu, is the fault-free part, Remark 1)."),
+    source="dutta2023, Theorem 1, eq. (10), Remark 1 and Section IV (Fig. 1, line 143)", hidden_constant=False,
+    typst="EE e_K^(\"CE\") - EE e_K^(\"honest\") <= (72 cal(T) sigma^2 f)/(mu |cal(H)|)")
+
+
+def max_chi2_mean(n: int, dps: int = 30):
+    """E[max_{i <= n} Z_i^2] for i.i.d. standard normal Z_i, by quadrature of the order statistic's tail (mpmath):
+    E max = int_0^oo (1 - P(Z^2 <= t)^n) dt with P(Z^2 <= t) = erf(sqrt(t/2)). Exact to the quadrature's precision."""
+    import mpmath
+
+    require(isinstance(n, int) and n >= 1, "n", f"must be an integer >= 1, got {n!r}")
+    with mpmath.workdps(dps):
+        return mpmath.quad(lambda t: 1 - mpmath.erf(mpmath.sqrt(t / 2)) ** n, [0, 1, 10, 50, mpmath.inf])
+
+
+def vx_witness_certificate(H_: int = 49, eps: float = 1e-6) -> dict:
+    """The exact value of E||V_x||^2 at round 0 on the witness of dutta2023.x03 (d = 1, T = 1, f = |B_0| = 1, x_0 = x*_H,
+    exact gradients zero there, N1 noise xi_i ~ N(0, sigma^2)): honest y^i = x* - alpha xi_i; the Byzantine agent mirrors
+    the farthest honest vector, b = x* + (1 - eps) alpha xi_{j*}, j* = argmax |xi_i|; CE drops j* and keeps b, so
+    V_x = (2 - eps) alpha xi_{j*}/|H| and E||V_x||^2 = (2 - eps)^2 alpha^2 sigma^2 E[max_i Z_i^2]/|H|^2. The printed bound
+    is 12 alpha^2 sigma^2/|H|^2 (E||grad q^H(x*)||^2 = 0), so the ratio is (2 - eps)^2 E[max Z^2]/12."""
+    import mpmath
+
+    m = max_chi2_mean(H_)
+    ratio = (2 - mpmath.mpf(eps)) ** 2 * m / 12
+    return {"H": H_, "E_max_Z2": m, "lhs_over_alpha2sigma2_H2": (2 - mpmath.mpf(eps)) ** 2 * m, "bound_coefficient": 12,
+            "ratio": ratio, "repaired_ratio": ratio / H_}
+
+
+def uniqueness_certificate() -> dict:
+    """Problem (11) with A^i = [1 1], b^i = 1 (l = 1, d = 2) for every agent: q(x) = g(x1 + x2 - 1), g(s) = s^2 + sin^2 s
+    (sympy, exact). g'' = 4 cos^2 s >= 0 (convex) and g(0) = g'(0) = 0, so g(s) <= s g'(s); g(s) - s^2 = sin^2 s >= 0;
+    hence g'(s)^2 >= g(s)^2/s^2 >= g(s) and ||grad q||^2 = 2 g'(s)^2 >= 2 (q - q*): PL with mu = 1, while q = 0 on the
+    whole line x1 + x2 = 1."""
+    s, t = sp.symbols("s t", real=True)
+    x1, x2 = sp.symbols("x1 x2", real=True)
+    g = s**2 + sp.sin(s) ** 2
+    q = g.subs(s, x1 + x2 - 1)
+    grad_sq = sp.diff(q, x1) ** 2 + sp.diff(q, x2) ** 2
+    return {"g_second_minus_4cos2": sp.simplify(sp.expand_trig(sp.diff(g, s, 2) - 4 * sp.cos(s) ** 2)),
+            "g_at_0": g.subs(s, 0), "g_prime_at_0": sp.diff(g, s).subs(s, 0),
+            "g_minus_s2": sp.simplify(g - s**2),
+            "grad_sq_minus_2_gprime_sq": sp.simplify(grad_sq - 2 * sp.diff(g, s).subs(s, x1 + x2 - 1) ** 2),
+            "q_on_line": sp.simplify(q.subs({x1: t, x2: 1 - t})), "mu_exact_lower": 1}
