@@ -450,3 +450,337 @@ def x07_theta_hat(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 5, f: 
             [figspec.line("theta_hat: lower bound S/T", Ts, lower, "observed"),
              figspec.line("Theorem 4.2 (1): 115200 L_0/T^2", Ts, bound, "bound")])),
     )
+
+
+# =====================================================================================================
+# One noisy round of mean estimation (Corollary 4.1's noise), shared by x08 and x09
+# =====================================================================================================
+def _round_errors(ctx: Context, configs, d: int, eps: float, delta: float, C: float, R: int, stream: str,
+                  aggregators=("caf", "cwtm")) -> dict[str, np.ndarray]:
+    """||agg(messages) - xbar_H||^2 ``[R, P]`` per aggregator for one round at each (n, f) of ``configs``: honest x_i
+    on the sphere of radius C, noise sigma_cor^2 = sigma_ind^2 = 32 C^2 log(1/delta)/(eps^2 (n-f)) (Corollary 4.1 with
+    T = 1; all n workers' pairwise terms, drawn from their exact joint law), f ALIE messages on the noisy honest ones."""
+    gen = ctx.generator(stream)
+    out = {a: [] for a in aggregators}
+    for n, f in configs:
+        h = n - f
+        s = math.sqrt(P.corollary41_noise(n, f, eps, 1, delta, C))
+        x = torch.randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        x = C * x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+        M = x + NoiseInLaw.build(R, n, d, s, s, ctx.dtype, ctx.torch_device).draw(gen)[:, :h]
+        X = torch.cat([M, alie(M, f, tau=ALIE_TAU)], 1) if f > 0 else M
+        target = x.mean(1)
+        for a in aggregators:
+            est = caf(X, f) if a == "caf" else AGGREGATORS[a](X, f)
+            out[a].append(((est - target) ** 2).sum(-1).cpu().numpy())
+    return {a: np.stack(v, 1) for a, v in out.items()}
+
+
+# =====================================================================================================
+# x08: Corollary 4.1's dependence on f: the (f+1) factor and the f/(n eps^2) term
+# =====================================================================================================
+@check("allouah2025.x08", "Corollary 4.1 in f: the error grows like (f+1) when d >> n, and the f/(n eps^2) term "
+       "stays at a fixed fraction f/n", "rate", "holds")
+def x08_cor41_in_f(ctx: Context, *, theory_f1: Bound = A.COR_4_1_UTILITY_F1, theory: Bound = A.COR_4_1_UTILITY,
+                   n: int = 64, fs=(0, 1, 3, 7), d: int = 1024, ns=(32, 64, 128, 256), alpha: float = 0.125,
+                   d_small: int = 1, eps: float = 5.0, delta: float = 1e-5, C: float = 1.0, tol: float = 0.15,
+                   control: str = "cwtm") -> Result:
+    """Corollary 4.1 (paper line 195): rho = O((f+1) C^2 d log(1/delta)/(n^2 eps^2) + f C^2 log(1/delta)/(n eps^2) +
+    (f/n) G_cov^2), on one noisy round of CafCor (mean estimation, G_cov = 0, Corollary 4.1's noise, f ALIE messages,
+    exact-eigen CAF). (a) the (f+1) factor: n = 64, d = 1024 >> n, f + 1 in {1, 2, 4, 8}: the log-log slope of the
+    error in f + 1 at most the bound's + tol (the honest-only average keeps the pairs with the f malicious workers:
+    E = d (f+1) sigma^2/(n-f), sigma^2 prop. to 1/(n-f)); (b) the f/(n eps^2) term: f = alpha n (alpha = 1/8),
+    d = 1 << n, n in {32, ..., 256}: the bound tends to alpha C^2 log(1/delta)/eps^2, a constant, and the error's slope
+    in n must stay at most the bound's + tol (without that term the bound would fall like 1/n).
+
+    Control: the coordinate-wise trimmed mean in place of CAF on the same messages of (a) (the aggregation without
+    Proposition 4.1's lambda_max guarantee; Appendix C.5) must break the (f+1) exponent."""
+    R = ctx.reps(8, 24)
+    R_b = ctx.reps(48, 160)
+    fs = np.asarray(fs)
+    f1 = fs + 1.0
+    Ya = _round_errors(ctx, [(n, int(f)) for f in fs], d, eps, delta, C, R, "x08/f-sweep", ("caf", control))
+    ns_b = np.asarray(ns)
+    fb = np.maximum(1, np.round(alpha * ns_b)).astype(int)
+    Yb = _round_errors(ctx, list(zip(ns_b.tolist(), fb.tolist())), d_small, eps, delta, C, R_b, "x08/n-sweep",
+                       ("caf",))["caf"]
+    rng = ctx.numpy_rng("bootstrap")
+    at_a = {"n": n, "d": d, "C": C, "delta": delta, "epsilon": eps}
+    v_a, i_a = rate_verdict(f1, Ya["caf"], theory_f1, param="f_plus_1", values=at_a, tol=tol, rng=rng)
+    at_b = {"f": fb.astype(float), "d": d_small, "C": C, "delta": delta, "epsilon": eps}
+    v_b, i_b = rate_verdict(ns_b, Yb, theory, param="n", values=at_b, tol=tol, rng=rng)
+    g_b = np.asarray(theory(n=ns_b.astype(float), **at_b), dtype=float)
+    with aside():  # the control is not the claim
+        v_ctrl, i_ctrl = rate_verdict(f1, Ya[control], theory_f1, param="f_plus_1", values=at_a, tol=tol,
+                                      rng=ctx.numpy_rng("control"))
+    residual = d * f1 * np.array([P.corollary41_noise(n, int(f), eps, 1, delta, C) for f in fs]) / (n - fs)
+    control_field = {"what": f"the coordinate-wise trimmed mean ({control}) in place of CAF on the messages of part (a)",
+                     "verdict": v_ctrl.value,
+                     "detail": (f"its slope in f + 1 was {i_ctrl['slope']:.2f} (CI {i_ctrl['slope_ci'][0]:.2f} to "
+                                f"{i_ctrl['slope_ci'][1]:.2f}) against {i_ctrl['predicted_exponent']:.2f} + {tol}")}
+    assumptions = [Assumption("eps < log(1/delta) (Corollary 4.1's range)", eps < P.log_inv_delta(delta), eps, "exact"),
+                   Assumption("d >> n in part (a)", d >= 10 * n, d, "exact", f"d/n = {d / n:g}"),
+                   Assumption("n >= (2 + eta) f", bool(np.all(n >= 4 * fs) and np.all(ns_b >= 4 * fb)),
+                              float(max(fs.max() / n, (fb / ns_b).max())), "exact", "largest f/n"),
+                   Assumption("G_cov = 0 (mean estimation: the honest inputs are the targets)", True, 0.0, "exact")]
+    verdict_claim = apply_assumptions(combine([v_a, v_b]), assumptions)
+    verdict = controlled(verdict_claim, v_ctrl)
+    mean_a = Ya["caf"].mean(0)
+    return result_for(
+        ctx, _claim(theory, r"\varrho=O\Big(\frac{(f+1)C^2d\log(1/\delta)}{n^2\varepsilon^2}+\frac{fC^2\log(1/\delta)}"
+                            r"{n\varepsilon^2}+\frac{f}{n}G_{\mathrm{cov}}^2\Big)",
+                    " Checked: the exponent of f + 1 (d >> n, fixed n) and of n at f = n/8 (d << n)."),
+        verdict,
+        observed={"f": fs, "error_caf": mean_a, "error_cwtm": Ya[control].mean(0), "slope_in_f_plus_1": i_a["slope"],
+                  "slope_in_f_plus_1_ci": i_a["slope_ci"], "n_sweep": ns_b, "f_sweep": fb, "error_n_sweep": Yb.mean(0),
+                  "slope_in_n_at_f_over_n": i_b["slope"], "slope_in_n_ci": i_b["slope_ci"],
+                  "error_over_honest_residual": mean_a / residual, "replicates": [R, R_b]},
+        predicted={"exponent_f_plus_1": i_a["predicted_exponent"], "exponent_n_at_fixed_f_over_n": i_b["predicted_exponent"],
+                   "honest_residual_d_(f+1)_sigma2_over_(n-f)": residual, "tolerance": tol,
+                   "setting": {"n": n, "d": d, "d_small": d_small, "alpha": alpha, "eps": eps, "delta": delta, "C": C}},
+        fit={"f_plus_1": i_a, "n_at_fixed_fraction": i_b, "control": i_ctrl, "claim_verdict": verdict_claim.value},
+        control=control_field,
+        explanation=(f"(a) With d = {d} >> n = {n}, CafCor's error grew with slope {i_a['slope']:.2f} (CI "
+                     f"{i_a['slope_ci'][0]:.2f} to {i_a['slope_ci'][1]:.2f}) in f + 1 against the bound's "
+                     f"{i_a['predicted_exponent']:.2f}; it is {(mean_a / residual).min():.2f} to {(mean_a / residual).max():.2f} "
+                     f"times the honest-only noise residual d (f+1) sigma^2/(n-f), the source of the (f+1) factor. (b) At f = "
+                     f"n/8 with d = {d_small}, the error's slope in n was {i_b['slope']:.2f} (CI {i_b['slope_ci'][0]:.2f} to "
+                     f"{i_b['slope_ci'][1]:.2f}) against the bound's {i_b['predicted_exponent']:.2f}: the f/(n eps^2) term "
+                     f"is attained, not an artefact. Control: {control_field['detail']}."),
+        assumptions=assumptions,
+        figure=figspec.figure(
+            figspec.panel(f"One round, n = {n}, d = {d}: error vs f + 1", "f + 1", "||R - xbar_H||^2",
+                          [figspec.observed("CafCor (CAF)", f1, Ya["caf"], rng=ctx.numpy_rng("figure")),
+                           figspec.observed(f"control: {control}", f1, Ya[control], rng=ctx.numpy_rng("figure")),
+                           figspec.line("honest residual d (f+1) sigma^2/(n-f)", f1, residual, "reference")]),
+            figspec.panel(f"One round, f = n/8, d = {d_small}: error vs n", "n", "||R - xbar_H||^2",
+                          [figspec.observed("CafCor (CAF)", ns_b, Yb, rng=ctx.numpy_rng("figure")),
+                           figspec.line("Corollary 4.1 (shape, through the first point)", ns_b,
+                                        Yb.mean(0)[0] * g_b / g_b[0], "reference")])),
+        arrays={"error_f_sweep": Ya["caf"], "error_n_sweep": Yb},
+    )
+
+
+# =====================================================================================================
+# x09: Appendix C.5: CafCor with the coordinate-wise trimmed mean, O~(f d/(n eps^2))
+# =====================================================================================================
+@check("allouah2025.x09", "Appendix C.5: with the trimmed mean instead of CAF the error is O~(f d/(n eps^2)), "
+       "n times worse than CAF at a fixed fraction f/n", "rate", "holds")
+def x09_cwtm_rate(ctx: Context, *, theory: Bound = A.APP_C5_CWTM, caf_theory: Bound = A.COR_4_1_UTILITY,
+                  ns=(16, 32, 64), alpha: float = 0.25, d: int = 512, eps: float = 5.0, delta: float = 1e-5,
+                  C: float = 1.0, tol: float = 0.1) -> Result:
+    """Appendix C.5 (paper line 875) and section 4.3 (line 203): replacing CAF by the coordinate-wise trimmed mean
+    gives rho = O((f/n) C^2 d log(1/delta)/eps^2 + C^2 d log(1/delta)/(n^2 eps^2) + (f/n) d G_cov^2). One noisy round
+    (Corollary 4.1's noise, G_cov = 0, ALIE), f = n/4 and d = 512 >= 8 n: the trimmed mean's error against C.5's rate
+    (slope in n at most its exponent + tol; the rate is constant in n at a fixed fraction f/n) and CAF's error against
+    Corollary 4.1's rate on the same messages (its exponent is about -1). Control: the trimmed mean against CAF's rate
+    (Corollary 4.1) must fail: the gap C.5 announces shows in the errors."""
+    R = ctx.reps(8, 24)
+    ns = np.asarray(ns)
+    fs = np.maximum(1, np.round(alpha * ns)).astype(int)
+    Y = _round_errors(ctx, list(zip(ns.tolist(), fs.tolist())), d, eps, delta, C, R, "x09/round")
+    rng = ctx.numpy_rng("bootstrap")
+    at = {"f": fs.astype(float), "d": d, "C": C, "delta": delta, "epsilon": eps, "G_cov2": 0.0}
+    v_tm, i_tm = rate_verdict(ns, Y["cwtm"], theory, param="n", values=at, tol=tol, rng=rng)
+    at_caf = {k: v for k, v in at.items() if k != "G_cov2"}
+    v_caf, i_caf = rate_verdict(ns, Y["caf"], caf_theory, param="n", values=at_caf, tol=tol, rng=rng)
+    with aside():
+        v_ctrl, i_ctrl = rate_verdict(ns, Y["cwtm"], caf_theory, param="n", values=at_caf, tol=tol,
+                                      rng=ctx.numpy_rng("control"))
+        ratio = Y["cwtm"] / Y["caf"]
+        slope_ratio = float(np.polyfit(np.log(ns), np.log(ratio.mean(0)), 1)[0])
+    control_field = {"what": "the trimmed mean's errors against CAF's rate (Corollary 4.1), same messages",
+                     "verdict": v_ctrl.value,
+                     "detail": (f"trimmed-mean slope {i_ctrl['slope']:.2f} (CI {i_ctrl['slope_ci'][0]:.2f} to "
+                                f"{i_ctrl['slope_ci'][1]:.2f}) against CAF's {i_ctrl['predicted_exponent']:.2f} + {tol}")}
+    assumptions = [Assumption("eps < log(1/delta)", eps < P.log_inv_delta(delta), eps, "exact"),
+                   Assumption("n >= (2 + eta) f", bool(np.all(ns >= 4 * fs)), float((fs / ns).max()), "exact"),
+                   Assumption("d >> n", d >= 8 * int(ns.max()), d, "exact", f"d / max n = {d / ns.max():g}")]
+    verdict_claim = apply_assumptions(combine([v_tm, v_caf]), assumptions)
+    verdict = controlled(verdict_claim, v_ctrl)
+    return result_for(
+        ctx, _claim(theory, r"\varrho_{\mathrm{CWTM}}=O\Big(\frac{f}{n}\frac{C^2d\log(1/\delta)}{\varepsilon^2}+\frac{C^2d"
+                            r"\log(1/\delta)}{n^2\varepsilon^2}+\frac{f}{n}dG_{\mathrm{cov}}^2\Big)"),
+        verdict,
+        observed={"n": ns, "f": fs, "error_cwtm": Y["cwtm"].mean(0), "error_caf": Y["caf"].mean(0),
+                  "slope_cwtm": i_tm["slope"], "slope_cwtm_ci": i_tm["slope_ci"], "slope_caf": i_caf["slope"],
+                  "slope_caf_ci": i_caf["slope_ci"], "ratio_cwtm_over_caf": ratio.mean(0), "slope_ratio": slope_ratio,
+                  "replicates": R},
+        predicted={"exponent_cwtm_C5": i_tm["predicted_exponent"], "exponent_caf_cor41": i_caf["predicted_exponent"],
+                   "tolerance": tol, "setting": {"alpha": alpha, "d": d, "eps": eps, "delta": delta, "C": C}},
+        fit={"cwtm": i_tm, "caf": i_caf, "control": i_ctrl, "claim_verdict": verdict_claim.value},
+        control=control_field,
+        explanation=(f"At f = {alpha:g} n and d = {d}, the trimmed mean's error had slope {i_tm['slope']:.2f} (CI "
+                     f"{i_tm['slope_ci'][0]:.2f} to {i_tm['slope_ci'][1]:.2f}) in n against Appendix C.5's "
+                     f"{i_tm['predicted_exponent']:.2f}, and CAF's {i_caf['slope']:.2f} against Corollary 4.1's "
+                     f"{i_caf['predicted_exponent']:.2f}; the ratio trimmed mean / CAF grew from {ratio.mean(0)[0]:.1f} to "
+                     f"{ratio.mean(0)[-1]:.1f} (slope {slope_ratio:.2f} in n): the 'n times worse' of section 4.3 is "
+                     f"attained at a fixed fraction f/n. Control: {control_field['detail']}."),
+        assumptions=assumptions,
+        figure=figspec.figure(figspec.panel(
+            f"One round at f = {alpha:g} n, d = {d}: trimmed mean vs CAF", "n", "||R - xbar_H||^2",
+            [figspec.observed("trimmed mean (Appendix C.5)", ns, Y["cwtm"], rng=ctx.numpy_rng("figure")),
+             figspec.observed("CAF (Corollary 4.1)", ns, Y["caf"], rng=ctx.numpy_rng("figure"))])),
+        arrays={"error_cwtm": Y["cwtm"], "error_caf": Y["caf"]},
+    )
+
+
+# =====================================================================================================
+# x10: SMEA satisfies Proposition 4.1 (paper line 161, 'up to constants')
+# =====================================================================================================
+def smea(X: torch.Tensor, f: int) -> torch.Tensor:
+    """SMEA (Allouah et al. 2023b) of ``X [R, n, d]``: the mean of the size-(n-f) subset whose covariance has the
+    smallest top eigenvalue (every subset enumerated: exponential in f)."""
+    mu, lam = subsets_spread(X, X.shape[1] - f)
+    return mu[torch.arange(X.shape[0]), lam.argmin(1)]
+
+
+@check("allouah2025.x10", "SMEA satisfies Proposition 4.1 (paper line 161: 'up to constants')", "bound", "holds")
+def x10_smea(ctx: Context, *, theory: Bound = A.PROP_4_1, derived: Bound = A.SMEA_CONSTANT, count: int | None = None,
+             rtol: float = 1e-9, control: str = "mean") -> Result:
+    """Section 4.1 (paper line 161): 'the so-called SMEA aggregation of Allouah et al. (2023b) also satisfies
+    Proposition 4.1 up to constants'. On the C11 suite restricted to n <= 12 (every size-(n-f) subset enumerated, as
+    SMEA does), ||SMEA - xbar_S||^2 <= kappa lambda_max(Cov_S) for every S of size n - f, i.e. with the constant 1 in
+    front of kappa. Our derivation gives the constant 4f/(n-2f) < kappa (two resilience steps through S and the chosen
+    subset, which share at least n - 2f points), reported beside. Control: the plain mean on the same inputs."""
+    count = count or ctx.pick(16, 64)
+    suite = prop41_suite(ctx.numpy_rng("x10/configs"), ctx.generator("x10/inputs"), ctx.reps(8, 32), count, small=count,
+                         dtype=ctx.dtype, device=ctx.torch_device)
+    err, lam, nn, ff, ctrl_err, ctrl_lam, ctrl_nf = [], [], [], [], [], [], []
+    for batch in suite:
+        est = smea(batch.X, batch.f)
+        mu, lm = subsets_spread(batch.X, batch.n - batch.f)
+        err.append((((est[:, None] - mu) ** 2).sum(-1)).cpu().numpy().ravel())
+        lam.append(lm.cpu().numpy().ravel())
+        nn.append(np.full(lm.numel(), batch.n))
+        ff.append(np.full(lm.numel(), batch.f))
+        mu_h, lam_h, _ = spread(batch.honest)
+        ctrl_err.append(((AGGREGATORS[control](batch.X, batch.f) - mu_h) ** 2).sum(-1).cpu().numpy())
+        ctrl_lam.append(lam_h.cpu().numpy())
+        ctrl_nf.append(np.tile([batch.n, batch.f], (lam_h.numel(), 1)))
+    err, lam, nn, ff = (np.concatenate(v) for v in (err, lam, nn, ff))
+    at = {"n": nn, "f": ff, "lambda_max": lam}
+    verdict_claim, info = deterministic_verdict(err, theory, rtol=rtol, at=at)
+    with aside():
+        v_der, i_der = deterministic_verdict(err, derived, rtol=rtol, at=at)
+        cnf = np.concatenate(ctrl_nf)
+        v_ctrl, i_ctrl = deterministic_verdict(np.concatenate(ctrl_err), theory, rtol=rtol,
+                                               at={"n": cnf[:, 0], "f": cnf[:, 1], "lambda_max": np.concatenate(ctrl_lam)})
+    verdict = controlled(verdict_claim, v_ctrl)
+    k = kappa(nn, ff)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r_kappa = np.where(lam > 0, err / (k * lam), 0.0)
+        r_der = np.where(lam > 0, err / (4 * ff / (nn - 2 * ff) * lam), 0.0)
+    control_field = {"what": f"the plain mean ({control}) on the same inputs, against kappa lambda_max(Cov_H)",
+                     "verdict": v_ctrl.value,
+                     "detail": f"{i_ctrl['violations']} of {i_ctrl['count']} instances violated the bound"}
+    return result_for(
+        ctx, Claim("Section 4.1 (paper line 161): SMEA (Allouah et al. 2023b) satisfies Proposition 4.1 up to constants; "
+                   "checked with the constant 1: ||SMEA - xbar_S||^2 <= kappa lambda_max(Cov_S) for every S of size n - f.",
+                   A.PROP_4_1_LATEX, "allouah2025, section 4.1 (line 161) and Proposition 4.1", theory.typst),
+        verdict,
+        observed={"instances_times_subsets": int(err.size), "worst_ratio_to_kappa": float(r_kappa.max()),
+                  "worst_ratio_to_4f_over_n_minus_2f": float(r_der.max()), "batches": len(suite),
+                  "families": sorted({b.family for b in suite})},
+        predicted={"constant": "kappa = 6f/(n-f) (1 + f/(n-2f))^2", "derived_constant": "4f/(n-2f)"},
+        fit={"kappa": info, "derived": i_der, "derived_verdict": v_der.value, "control": i_ctrl,
+             "claim_verdict": verdict_claim.value},
+        control=control_field,
+        explanation=(f"Over {err.size} (instance, subset) pairs of {len(suite)} adversarial batches with n <= 12, SMEA's "
+                     f"error was at most {r_kappa.max():.3f} kappa lambda_max(Cov_S) and at most {r_der.max():.3f} times "
+                     f"the derived 4f/(n-2f) lambda_max(Cov_S) ({v_der.value}); the plain mean violated kappa lambda_max "
+                     f"on {i_ctrl['violations']} of {i_ctrl['count']} inputs. SMEA meets Proposition 4.1 with constant 1 "
+                     "here, as the derivation says."),
+        finding=remark("SMEA meets Proposition 4.1 with the constant 1 (not only 'up to constants'): with S* the chosen "
+                       "subset, |S and S*| >= n - 2f and resilience in each gives ||SMEA - xbar_S||^2 <= (4f/(n-2f)) "
+                       "lambda_max(Cov_S) <= (2/3)((n-2f)/(n-f)) kappa lambda_max(Cov_S)."),
+        figure=figspec.figure(figspec.panel(
+            "SMEA on adversarial inputs (n <= 12, every subset S)", "instance (sorted)", "||SMEA - xbar_S||^2 / bound",
+            [figspec.line("/ (kappa lambda_max)", np.arange(1, r_kappa.size + 1), np.sort(r_kappa), "observed"),
+             figspec.line("/ (4f/(n-2f) lambda_max)", np.arange(1, r_der.size + 1), np.sort(r_der), "observed"),
+             figspec.line("bound", [1, r_kappa.size], [1.0, 1.0], "bound")], "linear", "linear")),
+    )
+
+
+# =====================================================================================================
+# x11: Corollary 4.1's heterogeneity term (f/n) G_cov^2
+# =====================================================================================================
+def _alie_fixed_point(xbar: torch.Tensor, f: int) -> torch.Tensor:
+    """The limit theta_inf of noiseless CafCor on quadratic workers with optima ``xbar [R, h, d]`` under ALIE: there the
+    honest momentums are the gradients theta - xbar_i, and CAF and ALIE are translation-equivariant, so the aggregate
+    theta + CAF(y, ALIE(y)) with y_i = -xbar_i vanishes at theta_inf = -CAF(y, ALIE(y))."""
+    y = -xbar
+    return -caf(torch.cat([y, alie(y, f, tau=ALIE_TAU)], 1), f)
+
+
+@check("allouah2025.x11", "Corollary 4.1's heterogeneity term (f/n) G_cov^2: CafCor's floor stays O(f/n) G_cov^2",
+       "rate", "holds", no_control=(
+           "the claim is the exponent of f/n in the heterogeneity floor; the unprotected mean under the same attack has "
+           "the same exponents (its floor is (f/n)^2 times the attack's size), so a rate control could not fail; "
+           "CafCor's robustness against unbounded attacks is controlled in allouah2025.c20 and c11"))
+def x11_het_term(ctx: Context, *, theory: Bound = A.COR_4_1_HET, ns=(16, 32, 64, 128, 256), alpha: float = 0.125,
+                 f_fixed: int = 2, d: int = 2, tol: float = 0.1, T_check: int = 300) -> Result:
+    """Corollary 4.1's (f/n) G_cov^2 (from 960 kappa G_cov^2/mu, kappa = O(f/n)) on the strongly convex quadratic
+    workers without noise (full batches, no DP noise; worker optima xbar_i = u_i, u_i ~ N(0, I_d)), ALIE. The floor
+    the excess loss tends to is (1/2)||theta_inf - xbar||^2 at the fixed point theta_inf of the noiseless dynamics
+    (computed in one CAF call, :func:`_alie_fixed_point`; one CafCor run of ``T_check`` rounds at the smallest n
+    checks that the iterates reach it). Divided by each instance's exact G_cov^2: (a) at f = alpha n its slope in n is
+    at most the bound's (0) + tol; (b) at fixed f its slope is at most the bound's (-1) + tol."""
+    R = ctx.reps(64, 256)
+    gen = ctx.generator("x11/optima")
+    ns = np.asarray(ns)
+    fa = np.maximum(1, np.round(alpha * ns)).astype(int)
+    Ya, Yb, first = [], [], None
+    for n, f_a in zip(ns.tolist(), fa.tolist()):
+        for f, out in ((f_a, Ya), (f_fixed, Yb)):
+            h = n - f
+            xbar = torch.randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+            D = xbar - xbar.mean(1, keepdim=True)
+            G2 = torch.linalg.eigvalsh(D.transpose(1, 2) @ D / h)[:, -1]
+            th = _alie_fixed_point(xbar, f)
+            out.append((0.5 * ((th - xbar.mean(1)) ** 2).sum(-1) / G2).cpu().numpy())
+            if first is None:
+                first = (n, f, xbar[:4], th[:4])
+    Ya, Yb = np.stack(Ya, 1), np.stack(Yb, 1)
+    # the fixed point is the algorithm's limit: one noiseless CafCor run (Theorem 4.2 (1)'s schedule) at the first n
+    n0, f0, xb0, th0 = first
+    pts = WorkerPoints(xb0[:, :, None, :].contiguous())  # one point per worker: full batch, sigma = 0
+    gamma, beta = strongly_convex_schedule(1.0, 1.0)
+    run = cafcor(pts, pts.optimum + 1.0, f=f0, T=T_check, gamma=gamma, beta=beta, C=1e6, sigma_cor=0.0, sigma_ind=0.0,
+                 batch_size=1, generator=ctx.generator("x11/run"), attack="alie", attack_options={"tau": ALIE_TAU})
+    gap = float((((run.theta[-1] - th0) ** 2).sum(-1) / ((th0 - pts.optimum) ** 2).sum(-1).clamp_min(1e-300)).max())
+    rng = ctx.numpy_rng("bootstrap")
+    v_a, i_a = rate_verdict(ns, Ya, theory, param="n", values={"f": fa.astype(float), "G_cov2": 1.0, "mu": 1.0}, tol=tol,
+                            rng=rng)
+    v_b, i_b = rate_verdict(ns, Yb, theory, param="n", values={"f": float(f_fixed), "G_cov2": 1.0, "mu": 1.0}, tol=tol,
+                            rng=rng)
+    assumptions = [Assumption("the noiseless CafCor run reaches the fixed point (relative squared distance after "
+                              f"{T_check} rounds, at most 1e-4)", gap < 1e-4, gap, "exact"),
+                   Assumption("n >= (2 + eta) f", bool(np.all(ns >= 4 * fa)), float((fa / ns).max()), "exact"),
+                   Assumption("G_cov^2 exact per instance (lambda_max of the optima's covariance)", True, None, "exact")]
+    verdict = apply_assumptions(combine([v_a, v_b]), assumptions)
+    k_a = kappa(ns, fa)
+    return result_for(
+        ctx, _claim(theory, r"\varrho_{\mathrm{het}}=O\Big(\frac{f}{n}G_{\mathrm{cov}}^2\Big)"),
+        verdict,
+        observed={"n": ns, "f_at_fraction": fa, "floor_over_G2_at_fraction": Ya.mean(0), "floor_over_G2_fixed_f": Yb.mean(0),
+                  "slope_at_fraction": i_a["slope"], "slope_at_fraction_ci": i_a["slope_ci"], "slope_fixed_f": i_b["slope"],
+                  "slope_fixed_f_ci": i_b["slope_ci"], "floor_over_kappa_G2_at_fraction": Ya.mean(0) / k_a,
+                  "fixed_point_gap": gap, "replicates": R},
+        predicted={"exponent_at_fraction": i_a["predicted_exponent"], "exponent_fixed_f": i_b["predicted_exponent"],
+                   "tolerance": tol, "kappa_at_fraction": k_a},
+        fit={"at_fraction": i_a, "fixed_f": i_b},
+        explanation=(f"The heterogeneity floor of noiseless CafCor under ALIE, in units of G_cov^2, had slope "
+                     f"{i_a['slope']:.2f} (CI {i_a['slope_ci'][0]:.2f} to {i_a['slope_ci'][1]:.2f}) in n at f = {alpha:g} n "
+                     f"(bound {i_a['predicted_exponent']:.2f}) and {i_b['slope']:.2f} (CI {i_b['slope_ci'][0]:.2f} to "
+                     f"{i_b['slope_ci'][1]:.2f}) at f = {f_fixed} (bound {i_b['predicted_exponent']:.2f}); it stayed at "
+                     f"{(Ya.mean(0) / k_a).min():.3f} to {(Ya.mean(0) / k_a).max():.3f} kappa G_cov^2. The fixed point is the "
+                     f"algorithm's limit (relative gap {gap:.1e} after {T_check} rounds)."),
+        assumptions=assumptions,
+        figure=figspec.figure(figspec.panel(
+            "Heterogeneity floor of CafCor (noiseless, ALIE) / G_cov^2", "n", "floor / G_cov^2",
+            [figspec.observed(f"f = {alpha:g} n", ns, Ya, rng=ctx.numpy_rng("figure")),
+             figspec.observed(f"f = {f_fixed}", ns, Yb, rng=ctx.numpy_rng("figure")),
+             figspec.line("kappa at f = alpha n", ns, k_a, "reference")])),
+        arrays={"floor_at_fraction": Ya, "floor_fixed_f": Yb},
+    )
