@@ -40,7 +40,21 @@ PAPER = Paper(
              "SecLDP against n^-1.04 under LDP, and the DP error does not shrink with T, as Corollary 4.1 says; "
              "Theorem 4.2's explicit bounds hold but are loose (by 10^6 in the strongly convex case), and in the "
              "non-convex case the theorem's own step size is so small that the average squared gradient does not "
-             "move over hundreds of rounds.")
+             "move over hundreds of rounds. Lemma C.4 (the 9^d covering) is false as printed for indefinite M or "
+             "negative g (harmless where Lemma C.6 uses it); Lemmas C.1 and C.3 hold along CafCor runs (C.1's "
+             "heterogeneity term is attained exactly); Theorem 4.2 (1) bounds theta_T, and for the theta_hat that "
+             "Algorithm 1 returns its L_0 term decays like 1/T, not 1/T^2. Corollary 4.1's (f+1) factor, f/(n eps^2) "
+             "and (f/n) G_cov^2 terms show in the errors' exponents, the trimmed mean is n times worse than CAF at a "
+             "fixed fraction f/n (Appendix C.5), and SMEA meets Proposition 4.1 with constant 1."),
+    not_checked=(
+        ("Theorem 4.2: 'our upper bound in the strongly convex case also applies to non-convex loss functions that "
+         "satisfy the Polyak-Lojasiewicz inequality' (paper line 189)",
+         "the proof of Theorem 4.2 (1) (Appendix C.3.1) uses strong convexity only through the PL inequality, eq. (42) "
+         "(paper line 715), so the extension follows from the proof as written; a run could only confirm it vacuously: "
+         "on the classic PL function x^2 + 3 sin^2 x (L = 8, mu = 1/32) the schedule starts at gamma_0 = 1/192 and the "
+         "bound's 115200 L^2 L_0/(mu^2 T^2) = 7.5e9 L_0/T^2 exceeds L_0 for every T below 8.7e4 rounds, far beyond "
+         "the quick suite's budget"),
+    ),
 )
 
 n, f, q, T, C, d = sp.symbols("n f q T C d", positive=True)

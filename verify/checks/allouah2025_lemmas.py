@@ -136,9 +136,10 @@ def x04_lemma_c4(ctx: Context, *, theory: Bound = A.LEMMA_C4, lam: float = 5.0, 
     rhs = np.asarray(theory(d=2, sup_E_g2=est), dtype=float)
     rhs_se = np.asarray(theory(d=2, sup_E_g2=se), dtype=float)
     z = family_z(len(radii))
-    # the claim is sup_v RHS(v) >= LHS: it fails only if it fails at every radius
+    # the claim is sup_v RHS(v) >= LHS: it holds if one radius already meets it, and fails only if every radius fails
     per_radius = [mc_bound_verdict(r_, s_, lhs + z * lhs_se, z, side="lower")[0] for r_, s_ in zip(rhs, rhs_se)]
-    verdict = unanimous(per_radius)
+    met = [v for v in per_radius if v.passed]
+    verdict = met[0] if met else unanimous(per_radius)
     cert = lemma_c4_rotated_sup(lam, a, K)
     neg = lemma_c4_negative_g()
     assumptions = [Assumption("M symmetric (every draw)", bool(np.allclose(m12, m12)), None, "exact", "built as Q D Q^T"),
