@@ -599,7 +599,7 @@ LEMMA_C4 = Bound(
                "E[sup_{||v|| <= 1} g(<v, M v>)] <= 9^d sup_{||v|| <= 1} E[g(2 <v, M v>)]."),
     source="allouah2025, Lemma C.4 (Appendix C.6.1, paper line 912)",
     hidden_constant=False,
-    typst='EE[sup_(norm(v) <= 1) g(angle.l v, M v angle.r)] <= 9^d sup_(norm(v) <= 1) EE[g(2 angle.l v, M v angle.r)]',
+    typst='EE[sup_(norm(v) <= 1) g(chevron.l v, M v chevron.r)] <= 9^d sup_(norm(v) <= 1) EE[g(2 chevron.l v, M v chevron.r)]',
 )
 
 #: Corollary 4.1's privacy-utility rate with f + 1 as the variable (so that f = 0 lies on a log-log grid).

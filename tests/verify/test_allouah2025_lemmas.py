@@ -128,3 +128,26 @@ def test_smea_constant_is_below_kappa():
         for f in range(1, (n - 1) // 2 + 1):
             assert sp.Rational(4 * f, n - 2 * f) < 6 * sp.Rational(f, n - f) * (1 + sp.Rational(f, n - 2 * f)) ** 2
     assert np.all(np.isfinite([K.kappa(10, 3)]))
+
+
+def test_claims_render_in_mathtext_and_typst(tmp_path):
+    """Every new claim's LaTeX goes through matplotlib's mathtext and its typst math compiles (the report needs both)."""
+    import matplotlib
+    import pytest
+
+    matplotlib.use("Agg")
+    from matplotlib import mathtext
+
+    from verify.registry import get
+    from verify.testing import run_quick
+
+    typst = pytest.importorskip("typst")
+    ids = [f"allouah2025.x{k:02d}" for k in range(4, 12)]
+    results = [run_quick(get(cid)) for cid in ids]
+    for r in results:
+        mathtext.math_to_image(f"${r.claim.latex}$", str(tmp_path / f"{r.id}.png"), format="png")
+        assert r.claim.source.startswith("allouah2025"), r.id
+    src = tmp_path / "claims.typ"
+    src.write_text("#set page(width: auto, height: auto)\n" + "\n\n".join(f"$ {r.claim.typst} $" for r in results),
+                   encoding="utf-8")
+    assert len(typst.compile(str(src))) > 1000

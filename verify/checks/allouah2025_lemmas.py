@@ -174,8 +174,8 @@ def x04_lemma_c4(ctx: Context, *, theory: Bound = A.LEMMA_C4, lam: float = 5.0, 
                          f"left {neg['lhs']} > right {neg['rhs']} (d = 1): the printed statement needs g >= 0."),
     ) if not verdict.passed and all(x.held for x in assumptions) and verdict.value == "violated" else ""
     return result_for(
-        ctx, Claim(theory.statement, r"\mathbb{E}\Big[\sup_{\|v\|\leq1}g(\langle v,Mv\rangle)\Big]\leq 9^d\sup_{\|v\|\leq1}"
-                                     r"\mathbb{E}\big[g(2\langle v,Mv\rangle)\big]", theory.source, theory.typst),
+        ctx, Claim(theory.statement, r"\mathbb{E}\left[\sup_{\|v\|\leq1}g(\langle v,Mv\rangle)\right]\leq 9^d\sup_{\|v\|\leq1}"
+                                     r"\mathbb{E}[g(2\langle v,Mv\rangle)]", theory.source, theory.typst),
         verdict,
         observed={"lhs": lhs, "lhs_se": lhs_se, "radii": radii, "E_g_2vMv": est, "se": se, "rhs_9d_times": rhs,
                   "samples": N, "max_abs_lambda_max_minus_a": float(np.max(np.abs(lam_max - a)))},
@@ -317,8 +317,8 @@ def x06_drift(ctx: Context, *, theory: Bound = A.LEMMA_C1, n: int = 12, f: int =
     verdict = apply_assumptions(verdict, assumptions)
     loose = float(np.min(i_n["bound"] / i_n["mean"]))
     return result_for(
-        ctx, _claim(theory, r"\mathbb{E}[\Delta_{t+1}]\leq\beta_t\mathbb{E}[\Delta_t]+2(1-\beta_t)^2\Big(\sigma_b^2+108"
-                            r"(n\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2)\big(1+\tfrac{d}{n-f}\big)\Big)+(1-\beta_t)G_{\mathrm{cov}}^2"),
+        ctx, _claim(theory, r"\mathbb{E}[\Delta_{t+1}]\leq\beta_t\mathbb{E}[\Delta_t]+2(1-\beta_t)^2\left(\sigma_b^2+108"
+                            r"(n\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2)(1+\frac{d}{n-f})\right)+(1-\beta_t)G_{\mathrm{cov}}^2"),
         verdict,
         observed={"t": ts, "increment_noisy": i_n["mean"], "ci": [i_n["ci_lo"], i_n["ci_hi"]], "increment_clean": Yc,
                   "clean_ratio_at_t0": float(Yc[0] / bound_c[0]), "noisy_bound_over_observed_min": loose,
@@ -528,8 +528,8 @@ def x08_cor41_in_f(ctx: Context, *, theory_f1: Bound = A.COR_4_1_UTILITY_F1, the
     verdict = controlled(verdict_claim, v_ctrl)
     mean_a = Ya["caf"].mean(0)
     return result_for(
-        ctx, _claim(theory, r"\varrho=O\Big(\frac{(f+1)C^2d\log(1/\delta)}{n^2\varepsilon^2}+\frac{fC^2\log(1/\delta)}"
-                            r"{n\varepsilon^2}+\frac{f}{n}G_{\mathrm{cov}}^2\Big)",
+        ctx, _claim(theory, r"\varrho=O\left(\frac{(f+1)C^2d\log(1/\delta)}{n^2\varepsilon^2}+\frac{fC^2\log(1/\delta)}"
+                            r"{n\varepsilon^2}+\frac{f}{n}G_{\mathrm{cov}}^2\right)",
                     " Checked: the exponent of f + 1 (d >> n, fixed n) and of n at f = n/8 (d << n)."),
         verdict,
         observed={"f": fs, "error_caf": mean_a, "error_cwtm": Ya[control].mean(0), "slope_in_f_plus_1": i_a["slope"],
@@ -600,8 +600,8 @@ def x09_cwtm_rate(ctx: Context, *, theory: Bound = A.APP_C5_CWTM, caf_theory: Bo
     verdict_claim = apply_assumptions(combine([v_tm, v_caf]), assumptions)
     verdict = controlled(verdict_claim, v_ctrl)
     return result_for(
-        ctx, _claim(theory, r"\varrho_{\mathrm{CWTM}}=O\Big(\frac{f}{n}\frac{C^2d\log(1/\delta)}{\varepsilon^2}+\frac{C^2d"
-                            r"\log(1/\delta)}{n^2\varepsilon^2}+\frac{f}{n}dG_{\mathrm{cov}}^2\Big)"),
+        ctx, _claim(theory, r"\varrho_{\mathrm{CWTM}}=O\left(\frac{f}{n}\frac{C^2d\log(1/\delta)}{\varepsilon^2}+\frac{C^2d"
+                            r"\log(1/\delta)}{n^2\varepsilon^2}+\frac{f}{n}dG_{\mathrm{cov}}^2\right)"),
         verdict,
         observed={"n": ns, "f": fs, "error_cwtm": Y["cwtm"].mean(0), "error_caf": Y["caf"].mean(0),
                   "slope_cwtm": i_tm["slope"], "slope_cwtm_ci": i_tm["slope_ci"], "slope_caf": i_caf["slope"],
@@ -762,7 +762,7 @@ def x11_het_term(ctx: Context, *, theory: Bound = A.COR_4_1_HET, ns=(16, 32, 64,
     verdict = apply_assumptions(combine([v_a, v_b]), assumptions)
     k_a = kappa(ns, fa)
     return result_for(
-        ctx, _claim(theory, r"\varrho_{\mathrm{het}}=O\Big(\frac{f}{n}G_{\mathrm{cov}}^2\Big)"),
+        ctx, _claim(theory, r"\varrho_{\mathrm{het}}=O\left(\frac{f}{n}G_{\mathrm{cov}}^2\right)"),
         verdict,
         observed={"n": ns, "f_at_fraction": fa, "floor_over_G2_at_fraction": Ya.mean(0), "floor_over_G2_fixed_f": Yb.mean(0),
                   "slope_at_fraction": i_a["slope"], "slope_at_fraction_ci": i_a["slope_ci"], "slope_fixed_f": i_b["slope"],
