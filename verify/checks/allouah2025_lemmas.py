@@ -732,7 +732,7 @@ def _fixed_point(xbar: torch.Tensor, f: int, attack: str, options: dict) -> torc
            "the same exponents (its floor is (f/n)^2 times the attack's size), so a rate control could not fail; "
            "CafCor's robustness against unbounded attacks is controlled in allouah2025.c20 and c11"))
 def x11_het_term(ctx: Context, *, theory: Bound = A.COR_4_1_HET, ns=(16, 32, 64, 128, 256), alpha: float = 0.125,
-                 f_fixed: int = 2, d: int = 2, tol: float = 0.1, T_check: int = 200, attacks=("alie", "top_eigen"),
+                 f_fixed: int = 2, d: int = 2, tol: float = 0.1, T_check: int = 300, attacks=("alie", "top_eigen"),
                  c: float = 1.0) -> Result:
     """Corollary 4.1's (f/n) G_cov^2 (from 960 kappa G_cov^2/mu, kappa = O(f/n)) on the strongly convex quadratic
     workers without noise (full batches, no DP noise; worker optima xbar_i = u_i, u_i ~ N(0, I_d)), under ALIE and
