@@ -40,7 +40,21 @@ PAPER = Paper(
              "SecLDP against n^-1.04 under LDP, and the DP error does not shrink with T, as Corollary 4.1 says; "
              "Theorem 4.2's explicit bounds hold but are loose (by 10^6 in the strongly convex case), and in the "
              "non-convex case the theorem's own step size is so small that the average squared gradient does not "
-             "move over hundreds of rounds.")
+             "move over hundreds of rounds. Lemma C.4 (the 9^d covering) is false as printed for indefinite M or "
+             "negative g (harmless where Lemma C.6 uses it); Lemmas C.1 and C.3 hold along CafCor runs (C.1's "
+             "heterogeneity term is attained exactly); Theorem 4.2 (1) bounds theta_T, and for the theta_hat that "
+             "Algorithm 1 returns its L_0 term decays like 1/T, not 1/T^2. Corollary 4.1's (f+1) factor, f/(n eps^2) "
+             "and (f/n) G_cov^2 terms show in the errors' exponents, the trimmed mean is n times worse than CAF at a "
+             "fixed fraction f/n (Appendix C.5), and SMEA meets Proposition 4.1 with constant 1."),
+    not_checked=(
+        ("Theorem 4.2: 'our upper bound in the strongly convex case also applies to non-convex loss functions that "
+         "satisfy the Polyak-Lojasiewicz inequality' (paper line 189)",
+         "the proof of Theorem 4.2 (1) (Appendix C.3.1) uses strong convexity only through the PL inequality, eq. (42) "
+         "(paper line 715), so the extension follows from the proof as written; a run could only confirm it vacuously: "
+         "on the classic PL function x^2 + 3 sin^2 x (L = 8, mu = 1/32) the schedule starts at gamma_0 = 1/192 and the "
+         "bound's 115200 L^2 L_0/(mu^2 T^2) = 7.5e9 L_0/T^2 exceeds L_0 for every T below 8.7e4 rounds, far beyond "
+         "the quick suite's budget"),
+    ),
 )
 
 n, f, q, T, C, d = sp.symbols("n f q T C d", positive=True)
@@ -535,3 +549,111 @@ ALL_BOUNDS: tuple[Bound, ...] = (LEMMA_A4, SIGMA_EFF2, HONEST_RESIDUAL, MARGINAL
                                  TRACE_CRITERION, LEMMA_C6, LEMMA_C6_PROOF, WISHART_EDGE, LEMMA_C1_NOISE, LEMMA_C1_EQ58,
                                  LEMMA_C5_EXACT, LEMMA_C5, LEMMA_C2_PRINTED_SAMPLING, THM_4_2_SC, THM_4_2_SC_RATE, THM_4_2_SC_FLOOR,
                                  COR_4_1_UTILITY, LDP_UTILITY, COR_4_1_DP_TERM, COR_4_1_DP_TERM_T, THM_4_2_NC)
+
+
+# -- issue 18: the supporting lemmas C.1, C.3, C.4, Theorem 4.2 on Algorithm 1's output, Corollary 4.1 in f,
+# -- Appendix C.5 (trimmed mean) and SMEA ------------------------------------------------------------------------
+gam, bet, grad2 = sp.symbols("gamma beta grad2", nonnegative=True)
+
+#: Lemma C.3 (descent), printed as E[L_H(theta_{t+1}) - L_H(theta_t)] <= -(gamma_t/2)(1 - 4 gamma_t L) E||grad||^2 +
+#: gamma_t (1 + 2 gamma_t L) E||delta_t||^2 + gamma_t (1 + gamma_t L) E||eps_t||^2. Rearranged so that both sides are
+#: non-negative: Q_t := L_H(theta_t) - L_H(theta_{t+1}) + gamma_t (1 + 2 gamma_t L)||delta_t||^2 + gamma_t (1 + gamma_t L)
+#: ||eps_t||^2 >= (gamma_t/2)(1 - 4 gamma_t L)||grad L_H(theta_t)||^2 (the right-hand side below, a lower bound on Q_t).
+LEMMA_C3 = Bound(
+    name="Lemma C.3 (descent), rearranged",
+    expr=gam / 2 * (1 - 4 * gam * L_sm) * grad2,
+    kind="lower",
+    statement=("Lemma C.3: if L_H is L-smooth, Algorithm 1 satisfies E[L_H(theta_{t+1}) - L_H(theta_t)] <= -(gamma_t/2)"
+               "(1 - 4 gamma_t L) E||grad L_H(theta_t)||^2 + gamma_t (1 + 2 gamma_t L) E||delta_t||^2 + gamma_t (1 + gamma_t "
+               "L) E||epsilon_t||^2, delta_t = mbar_t - grad L_H(theta_t), epsilon_t = R_t - mbar_t. Rearranged: Q_t = "
+               "L_H(theta_t) - L_H(theta_{t+1}) + gamma_t (1 + 2 gamma_t L)||delta_t||^2 + gamma_t (1 + gamma_t L)"
+               "||epsilon_t||^2 >= (gamma_t/2)(1 - 4 gamma_t L)||grad L_H(theta_t)||^2."),
+    source="allouah2025, Lemma C.3 (Appendix C.2, paper line 568; proof in Appendix C.6.4)",
+    hidden_constant=False,
+    typst=('cal(L)_cal(H)(theta_t) - cal(L)_cal(H)(theta_(t+1)) + gamma_t (1 + 2 gamma_t L) norm(delta_t)^2 + gamma_t '
+           '(1 + gamma_t L) norm(epsilon_t)^2 >= gamma_t / 2 (1 - 4 gamma_t L) norm(nabla cal(L)_cal(H)(theta_t))^2'),
+)
+
+#: Lemma C.1 (drift), as printed: E[Delta_{t+1}] <= beta_t E[Delta_t] + 2(1-beta_t)^2 (sigma_b^2 + 108 (n sigma_cor^2 +
+#: sigma_ind^2)(1 + d/(n-f))) + (1-beta_t) G_cov^2; the right-hand side minus beta_t E[Delta_t] (the increment form).
+LEMMA_C1 = Bound(
+    name="Lemma C.1 (drift recursion), increment form",
+    expr=(2 * (1 - bet) ** 2 * (s_b2 + 108 * (n * s_cor2 + s_ind2) * (1 + d / (n - f))) + (1 - bet) * G2),
+    kind="upper",
+    statement=("Lemma C.1: for every t in {0, ..., T-1}, E[Delta_{t+1}] <= beta_t E[Delta_t] + 2(1 - beta_t)^2 (sigma_b^2 + "
+               "108 (n sigma_cor^2 + sigma_ind^2)(1 + d/(n-f))) + (1 - beta_t) G_cov^2, Delta_t the top eigenvalue of "
+               "the honest momentums' covariance; checked as E[Delta_{t+1} - beta_t Delta_t] <= the last two terms."),
+    source="allouah2025, Lemma C.1 (Appendix C.2, paper line 527; proof in Appendix C.6.2)",
+    hidden_constant=False,
+    typst=('EE[Delta_(t+1) - beta_t Delta_t] <= 2 (1 - beta_t)^2 (sigma_b^2 + 108 (n sigma_"cor"^2 + sigma_"ind"^2)'
+           '(1 + d/(n-f))) + (1 - beta_t) G_"cov"^2'),
+)
+
+#: Lemma C.4 (covering), as printed, with s_sup := sup_{||v|| <= 1} E[g(2 <v, M v>)].
+s_sup = sp.Symbol("sup_E_g2", real=True)
+LEMMA_C4 = Bound(
+    name="Lemma C.4 (covering), as printed",
+    expr=9**d * s_sup,
+    kind="lower",
+    statement=("Lemma C.4: let M in R^{d x d} be a random real symmetric matrix and g: R -> R an increasing function. Then "
+               "E[sup_{||v|| <= 1} g(<v, M v>)] <= 9^d sup_{||v|| <= 1} E[g(2 <v, M v>)]."),
+    source="allouah2025, Lemma C.4 (Appendix C.6.1, paper line 912)",
+    hidden_constant=False,
+    typst='EE[sup_(norm(v) <= 1) g(chevron.l v, M v chevron.r)] <= 9^d sup_(norm(v) <= 1) EE[g(2 chevron.l v, M v chevron.r)]',
+)
+
+#: Corollary 4.1's privacy-utility rate with f + 1 as the variable (so that f = 0 lies on a log-log grid).
+f1 = sp.Symbol("f_plus_1", positive=True)
+COR_4_1_UTILITY_F1 = Bound(
+    name="Corollary 4.1 (privacy-utility), in f + 1",
+    expr=COR_4_1_UTILITY.expr.subs(f, f1 - 1),
+    kind="upper",
+    statement=COR_4_1_UTILITY.statement,
+    source="allouah2025, Corollary 4.1 (paper line 195) and section 4.3 ('our rate converges to CDP as f decreases')",
+    hidden_constant=True,
+    typst=COR_4_1_UTILITY.typst,
+)
+
+#: Appendix C.5: CafCor with the coordinate-wise trimmed mean in place of CAF.
+APP_C5_CWTM = Bound(
+    name="Appendix C.5 (CafCor with CWTM)",
+    expr=f / n * C**2 * d * L / eps**2 + C**2 * d * L / (n**2 * eps**2) + f / n * d * G2,
+    kind="upper",
+    statement=("Appendix C.5: under the setting of Corollary 4.1 but with the coordinate-wise trimmed mean in place of CAF, "
+               "Algorithm 1 is (f, rho)-robust with rho = O((f/n) C^2 d log(1/delta)/eps^2 + C^2 d log(1/delta)/(n^2 eps^2) "
+               "+ (f/n) d G_cov^2), i.e. O~(f d/(n eps^2)) for f > 0: 'n times worse than that achieved with CAF'."),
+    source="allouah2025, Appendix C.5 (paper line 875) and section 4.3 (paper line 203)",
+    hidden_constant=True,
+    typst=('rho = O(f/n (C^2 d log(1 \\/ delta))/epsilon^2 + (C^2 d log(1 \\/ delta))/(n^2 epsilon^2) + f/n d '
+           'G_"cov"^2)'),
+)
+
+#: SMEA (Allouah et al. 2023b): the mean of the size-(n-f) subset with the smallest top covariance eigenvalue. The
+#: paper says it 'satisfies Proposition 4.1 up to constants'; our derivation (two resilience steps through S and the
+#: chosen subset, which share >= n - 2f points) gives the constant 4f/(n-2f) <= (2/3)((n-2f)/(n-f)) kappa < kappa.
+SMEA_CONSTANT = Bound(
+    name="SMEA robustness constant (derived)",
+    expr=4 * f / (n - 2 * f) * lam,
+    kind="upper",
+    statement=("SMEA's output satisfies ||SMEA - xbar_S||^2 <= (4f/(n-2f)) lambda_max(Cov_S) for every S of size n-f: "
+               "resilience of a subset of >= n-2f points within each of S and the chosen subset (derived, not the "
+               "paper's)."),
+    source="allouah2025, line 161 ('SMEA ... also satisfies Proposition 4.1 up to constants'); constant derived here",
+    hidden_constant=False,
+    typst='norm("SMEA" - macron(x)_S)^2 <= (4 f)/(n - 2 f) lambda_max ("Cov"_S)',
+)
+
+#: Corollary 4.1's heterogeneity term, (f/n) G_cov^2 (hidden constant).
+COR_4_1_HET = Bound(
+    name="Corollary 4.1, heterogeneity term",
+    expr=f / n * G2 / mu_sc,
+    kind="upper",
+    statement=("Corollary 4.1: the heterogeneity part of rho is O((f/n) G_cov^2) (from 960 kappa G_cov^2/mu with kappa = "
+               "O(f/n) when n >= (2 + eta) f): it does not vanish as n grows at a fixed fraction f/n of malicious "
+               "workers, and it is at most of order f/n."),
+    source="allouah2025, Corollary 4.1 (paper line 195) and its proof (Appendix C.4)",
+    hidden_constant=True,
+    typst='rho_"het" = O(f/n G_"cov"^2 / mu)',
+)
+
+ALL_BOUNDS = ALL_BOUNDS + (LEMMA_C3, LEMMA_C1, LEMMA_C4, COR_4_1_UTILITY_F1, APP_C5_CWTM, SMEA_CONSTANT, COR_4_1_HET)
