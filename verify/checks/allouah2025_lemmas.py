@@ -610,7 +610,7 @@ def x09_cwtm_rate(ctx: Context, *, theory: Bound = A.APP_C5_CWTM, caf_theory: Bo
                   "slope_cwtm": i_tm["slope"], "slope_cwtm_ci": i_tm["slope_ci"], "slope_caf": i_caf["slope"],
                   "slope_caf_ci": i_caf["slope_ci"], "ratio_cwtm_over_caf": ratio.mean(0), "slope_ratio": slope_ratio,
                   "replicates": R},
-        predicted={"exponent_cwtm_C5": i_tm["predicted_exponent"], "exponent_caf_cor41": i_caf["predicted_exponent"],
+        predicted={"exponent_cwtm_appendix_c": i_tm["predicted_exponent"], "exponent_caf_cor41": i_caf["predicted_exponent"],
                    "tolerance": tol, "setting": {"alpha": alpha, "d": d, "eps": eps, "delta": delta, "C": C}},
         fit={"cwtm": i_tm, "caf": i_caf, "control": i_ctrl, "claim_verdict": verdict_claim.value},
         control=control_field,
