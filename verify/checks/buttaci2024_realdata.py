@@ -101,44 +101,50 @@ def rounds_to(curve: np.ndarray, c: float) -> np.ndarray:
 
 
 @check("buttaci2024.x20", "Table 1 on real data: on an imbalanced partition the perturbed method (beta = 0.5, 0.7) "
-       "reaches the accuracy threshold in fewer rounds than FedAvg (digits 8x8 in place of FEMNIST)", "bound", "holds",
+       "reaches FedAvg's accuracy threshold no later than FedAvg (digits 8x8 in place of FEMNIST)", "bound",
+       "inconclusive",
        no_control="the claim is itself a comparison against FedAvg, the same Algorithm 1 without the perturbation "
-                  "(beta = 1), run in one batch on the same partitions and graph; the balanced partition, where the "
-                  "paper reports a marginal gain, runs beside it as context")
-def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7), clients: int = 100,
+                  "(beta = 1), run in one batch on the same partitions, graph and rounds")
+def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7), clients: int | None = None,
                a_imbalanced: float = 10.0, b_imbalanced: float = 1.0, E: int = 10, gamma: float | None = None,
-               lam: float = 1e-4, T: int | None = None, threshold: float = 0.75) -> Result:
+               lam: float = 1e-4, T: int | None = None, threshold_share: float = 0.75 / 0.802) -> Result:
     """Table 1, convex model, imbalanced partition (Appendix C.1: class proportions Dir((1/a) 1_K) with a = 10 as
-    FEMNIST's, log-normal sizes with b = 1; spec 7 item 15's reading): rounds to reach test accuracy
-    ``threshold`` (0.75, FEMNIST's) for FedAvg and for Algorithm 1 at beta in ``betas``; the claim "diminishing beta
-    positively and consistently affects convergence" (the printed speedups 1.2x at beta = 0.7 and 1.6x at beta = 0.5,
-    FEMNIST imbalanced convex) is read as rounds(FedAvg)/rounds(beta) >= 1 (``theory``) for each beta, with a
-    bootstrap CI over R replicates (independent partitions; the paper runs seed 0 once).
+    FEMNIST's, log-normal sizes with b = 1; spec 7 item 15's reading): rounds until the test accuracy of wbar_t reaches
+    the threshold, for FedAvg and for Algorithm 1 at beta in ``betas``. The claim "diminishing beta positively and
+    consistently affects convergence on unseen data" (printed speedups 1.0-1.6x in the imbalanced convex columns) is
+    read as rounds(FedAvg)/rounds(beta) >= 1 (``theory``) for each beta, with a bootstrap CI over R replicates
+    (independent partitions; the paper runs seed 0 once). The threshold is the paper's, relative to FedAvg's final
+    accuracy: c = 0.75 on FEMNIST where FedAvg ends at 80.2%, so c = (0.75/0.802) x FedAvg's final accuracy.
 
-    Setting as the paper's where it can be: C = 100 training and 100 testing clients from an 80:20 split, the
-    mutual-similarity graph of Definitions 1-2 (uncentred PCA messages of the standardised features) giving both the
-    aggregation weights p_i and the neighbour weights (FedAvg uses the same "Adjacency" weights), multinomial
-    logistic regression with lambda = 1e-4 on every weight (the bias too), E = 10 local epochs, per-pixel
-    standardisation. Substitutions, stated in the Result: digits 8x8 (about 14 samples per client) in place of
-    FEMNIST (about 3000); with N_i <= 256 an epoch is one full-batch step, so a round has 10 local steps where FEMNIST's
-    has about 120, and gamma = 1.2e-2 (quick and full) keeps the paper's gamma times steps per round (1e-3 x 120); T =
-    quick 40, full 100 rounds.
+    Setting as the paper's where it can be: training and testing clients from an 80:20 split, the mutual-similarity
+    graph of Definitions 1-2 (uncentred PCA messages of the standardised features) giving the aggregation weights p_i
+    and the neighbour weights (FedAvg uses the same "Adjacency" weights), multinomial logistic regression with
+    lambda = 1e-4 on every weight (the bias too), E = 10 local epochs, per-pixel standardisation. Substitutions,
+    stated in the Result: digits 8x8 in place of FEMNIST; C = 20 clients at quick fidelity (50 full; 100 as the paper
+    on MNIST) so that a client holds tens of samples; with N_i <= 256 an epoch is one full-batch step, so a round has
+    10 local steps where FEMNIST's has about 120, and gamma = 1.2e-2 keeps the paper's gamma times steps per round
+    (1e-3 x 120); T = quick 20, full 100 rounds.
 
-    Expected holds: Table 1's imbalanced convex columns show a speedup at every beta < 1 (1.0-1.3x on CIFAR10,
-    1.0-1.6x on FEMNIST), and the paper's mechanism (the perturbation pulls each client's gradient point towards its
-    statistically similar neighbours, damping client drift, which the Dirichlet class skew makes large) holds for any
-    class-skewed partition.
+    Expected inconclusive, from the algorithm and the table: for a fixed u the perturbed step is FedAvg's step at
+    beta gamma plus a pull (1 - beta) gamma grad-difference towards u, the neighbours' last models, which differ from
+    the round's start by one round's progress, O(gamma E L); so the change to a round's update is second order in
+    gamma E L, and Table 1 itself prints 1.0x in half of its imbalanced cells (beta = 0.9 everywhere, CIFAR10 at beta
+    = 0.7 nonconvex). At the paper's step the speedup is then a few percent per round, which the threshold's round
+    granularity (about a dozen rounds to reach it here) cannot resolve from 1 over a handful of replicates. What would
+    decide it: many more rounds to the threshold (the paper's FEMNIST: 50 vs 80), i.e. the full fidelity on a large
+    dataset (``--data``), or a finer measure than a first-passage round.
     """
     ds = datasets.load(ctx.data)
     on_mnist = ds.name != "digits"
     gamma = gamma if gamma is not None else 1.2e-2
-    T = T or ctx.pick(40, 100)
-    R = ctx.reps(6, 20)
+    T = T or ctx.pick(20, 100)
+    R = ctx.reps(5, 20)
+    clients = clients or (100 if on_mnist else ctx.pick(20, 50))
     xtr, xte = standardize(ds.x_train, ds.x_test)
     rng = ctx.numpy_rng("partition")
     all_betas = tuple(betas) + (1.0,)
     curves, reused, sizes = {}, 0, {}
-    for setting, (a, b) in (("imbalanced", (a_imbalanced, b_imbalanced)), ("balanced", (0.0, 0.0))):
+    for setting, (a, b) in (("imbalanced", (a_imbalanced, b_imbalanced)),):
         X, y, mask, r1 = _clients(xtr, ds.y_train, clients, ds.classes, a, b, rng, R, ctx)
         Xt, yt, mt, r2 = _clients(xte, ds.y_test, clients, ds.classes, a, b, rng, R, ctx)
         reused += r1 + r2
@@ -146,13 +152,18 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
         _, _, _, wts = weights_from_data(X[..., :-1], mask)
         curves[setting] = perturbed_rounds(X, y, mask, Xt, yt, mt, wts.p, wts.neighbour, all_betas, T=T, E=E,
                                            gamma=gamma, lam=lam).cpu().numpy()  # [T+1, M, R]
-    rounds = {s: rounds_to(cv, threshold) for s, cv in curves.items()}  # [M, R]
+    # the threshold as the paper sets it relative to FedAvg's final accuracy (FEMNIST imbalanced convex: c = 0.75 for
+    # a final 80.2%), per replicate
+    thr = {s: threshold_share * cv[-1, -1] for s, cv in curves.items()}  # [R]
+    threshold = float(np.mean(thr["imbalanced"]))
+    rounds = {s: rounds_to(cv, thr[s]) for s, cv in curves.items()}  # [M, R]
     Y = np.stack([rounds["imbalanced"][-1] / rounds["imbalanced"][i] for i in range(len(betas))], 1)
     brng = ctx.numpy_rng("bootstrap")
     verdict, info = bound_verdict(Y, theory, rng=brng)
-    with aside():  # context: the balanced partition, where the paper reports a marginal gain
-        Yb = np.stack([rounds["balanced"][-1] / rounds["balanced"][i] for i in range(len(betas))], 1)
-        _, info_b = bound_verdict(Yb, theory, rng=brng)
+    with aside():  # a finer measure beside it (reported): mean test accuracy over rounds 1..T, ratio to FedAvg's
+        Ya = np.stack([curves["imbalanced"][1:, i].mean(0) / curves["imbalanced"][1:, -1].mean(0)
+                       for i in range(len(betas))], 1)
+        _, info_a = bound_verdict(Ya, theory, rng=brng)
     censored = {s: int((r > T).sum()) for s, r in rounds.items()}
     final = {s: {f"beta={bb:g}" if bb < 1 else "FedAvg": float(curves[s][-1, i].mean()) for i, bb in enumerate(all_betas)}
              for s in curves}
@@ -180,18 +191,20 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
         observed={"rounds_mean": mean_rounds, "final_accuracy": final,
                   "speedup_imbalanced": {f"beta={bb:g}": [float(info["mean"][i]), float(info["ci_lo"][i]),
                                                           float(info["ci_hi"][i])] for i, bb in enumerate(betas)},
-                  "speedup_balanced": {f"beta={bb:g}": [float(info_b["mean"][i]), float(info_b["ci_lo"][i]),
-                                                        float(info_b["ci_hi"][i])] for i, bb in enumerate(betas)},
+                  "mean_accuracy_ratio": {f"beta={bb:g}": [float(info_a["mean"][i]), float(info_a["ci_lo"][i]),
+                                                           float(info_a["ci_hi"][i])] for i, bb in enumerate(betas)},
                   "runs_censored_at_T": censored, "dataset": ds.describe(), "replicates": R, "substitution": subst},
         predicted={"speedup_at_least": 1.0, "paper_table_1_convex_imbalanced_speedup": {
             "FEMNIST": {"beta=0.9": 1.0, "beta=0.7": 1.2, "beta=0.5": 1.6},
             "CIFAR10": {"beta=0.9": 1.0, "beta=0.7": 1.1, "beta=0.5": 1.3}}},
         fit={"speedup": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in info.items()},
-             "balanced_context": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in info_b.items()}},
+             "mean_accuracy_ratio": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in info_a.items()}},
         explanation=(f"Rounds to {100 * threshold:.0f}% test accuracy, mean over {R} replicates: {words}. Imbalanced speedup "
                      + ", ".join(f"beta = {bb:g}: {info['mean'][i]:.2f} (CI {info['ci_lo'][i]:.2f} to {info['ci_hi'][i]:.2f})"
                                  for i, bb in enumerate(betas))
-                     + "; balanced (context): " + ", ".join(f"beta = {bb:g}: {info_b['mean'][i]:.2f}" for i, bb in enumerate(betas))
+                     + "; mean accuracy over the rounds relative to FedAvg's (reported): "
+                     + ", ".join(f"beta = {bb:g}: {info_a['mean'][i]:.4f} (CI {info_a['ci_lo'][i]:.4f} to "
+                                 f"{info_a['ci_hi'][i]:.4f})" for i, bb in enumerate(betas))
                      + f". Runs that never reached the threshold (counted as T + 1): {censored}. Substitution: {subst}."),
         finding=remark(f"{'MNIST' if on_mnist else 'Digits 8x8 (not FEMNIST)'}: {words}. {subst}."),
         figure=figspec.figure(
@@ -204,8 +217,7 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
                           xscale="linear", yscale="linear"),
             figspec.panel("Speedup rounds(FedAvg)/rounds(beta)", r"$\beta$", "speedup",
                           [figspec.observed("imbalanced", list(betas), Y, rng=ctx.numpy_rng("figure")),
-                           figspec.observed("balanced (context)", list(betas), Yb, rng=ctx.numpy_rng("figure")),
                            figspec.line("Table 1: speedup 1", list(betas), 1.0, "bound")],
                           xscale="linear", yscale="linear")),
-        arrays={"speedup_imbalanced": Y, "speedup_balanced": Yb},
+        arrays={"speedup_imbalanced": Y, "mean_accuracy_ratio": Ya},
     )
