@@ -54,14 +54,16 @@ def _clients(x, y, C: int, K: int, a: float, b: float, rng, R: int, ctx: Context
     return X, torch.as_tensor(y[np.maximum(idx, 0)], device=ctx.torch_device), torch.as_tensor(mask, device=ctx.torch_device), reused
 
 
-def perturbed_rounds(X, y, mask, Xt, yt, mt, P, Q, betas, *, T: int, E: int, gamma: float, lam: float) -> torch.Tensor:
+def perturbed_rounds(X, y, mask, Xt, yt, mt, P, Q, betas, *, T: int, E: int, gamma: float, lam: float,
+                     return_models: bool = False):
     """Algorithm 1 (§2.2-2.3) for every beta in ``betas`` at once (beta = 1 is FedAvg with the same degree weights,
     as in the paper's experiments): test accuracy of wbar_t, ``[T + 1, len(betas), R]``.
 
     Each round: u_t^i = sum_n (p_in / p_i) w^n_{t-1,E} (``Q`` [R, C, C]); every client starts at wbar_t and takes
     E local steps w <- w - gamma grad f_i(beta w + (1 - beta) u^i) (full local batch: the experiments' E epochs of
     mini-batches of 256 are E full-batch steps when N_i <= 256); then wbar_{t+1} = sum_i p_i w^i_E (``P`` [R, C]).
-    Test accuracy is the sample-weighted accuracy over the testing clients (§6, "Validation metrics")."""
+    Test accuracy is the sample-weighted accuracy over the testing clients (§6, "Validation metrics").
+    ``return_models``: also the wbar_t, ``[T + 1, len(betas), R, p, c]``."""
     R, C, n, p = X.shape
     c = int(max(int(y.max()), int(yt.max()))) + 1
     M = len(betas)
@@ -81,7 +83,7 @@ def perturbed_rounds(X, y, mask, Xt, yt, mt, P, Q, betas, *, T: int, E: int, gam
         hit = torch.einsum("rcnp,mrpk->mrcnk", Xt, wb).argmax(-1) == yt
         return (hit & mt).sum((-1, -2)).to(dt) / (mt.sum((-1, -2)).to(dt))
 
-    out = [acc(wbar)]
+    out, models = [acc(wbar)], [wbar]
     for _ in range(T):
         u = torch.einsum("rij,mrjpc->mripc", Q, last)
         w = wbar[:, :, None].expand(M, R, C, p, c).clone()
@@ -90,7 +92,8 @@ def perturbed_rounds(X, y, mask, Xt, yt, mt, P, Q, betas, *, T: int, E: int, gam
         wbar = torch.einsum("rc,mrcpk->mrpk", P, w)
         last = w
         out.append(acc(wbar))
-    return torch.stack(out)
+        models.append(wbar)
+    return (torch.stack(out), torch.stack(models)) if return_models else torch.stack(out)
 
 
 def rounds_to(curve: np.ndarray, c: float) -> np.ndarray:
