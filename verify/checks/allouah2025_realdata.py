@@ -143,6 +143,8 @@ def x20_fig2(ctx: Context, *, theory: Bound = FIG2_ORDER, f: int = 5, honest: in
     acc = {cfg: _test_accuracy(th, Xt, yt, ds.classes) for cfg, th in zip(configs[:-1], final[:-1])}
     acc_free = _test_accuracy(final[-1], Xt, yt, ds.classes)
     cols = [(a, g) for a in attacks for g in competitors]
+    floor = 1.0 / len(ds.y_test)  # an accuracy of 0 counts as one test sample (the measurement's resolution)
+    acc = {k: np.maximum(v, floor) for k, v in acc.items()}
     Y = np.stack([acc[(a, "caf")] / acc[(a, g)] for a, g in cols], 1)
     brng = ctx.numpy_rng("bootstrap")
     v_claim, info = bound_verdict(Y, theory, rng=brng)

@@ -11,6 +11,7 @@ import numpy as np
 import sympy as sp
 import torch
 
+from analytic import validate
 from analytic.bounds import Bound
 from analytic.papers import buttaci2024 as B
 from verify import figspec
@@ -49,6 +50,9 @@ def _clients(x, y, C: int, K: int, a: float, b: float, rng, R: int, ctx: Context
     """Padded client data of an (a, b)-imbalanced partition (Appendix C.1): features with bias [R, C, n, p],
     labels [R, C, n], mask [R, C, n], and the number of reused draws."""
     counts = class_counts_partition(len(y), C, K, a, b, rng, R)
+    # the padded layout holds R C max_i N_i samples, three methods' logits each: refuse what cannot fit
+    validate.memory("replicates", int(R) * C * int(counts.sum(-1).max()) * (x.shape[1] + 1 + 3 * K),
+                    what="the padded client data")
     idx, mask, reused = partition.indices_from_counts(y, counts, rng)
     X = with_bias(ctx.tensor(partition.gather(x, idx)))
     return X, torch.as_tensor(y[np.maximum(idx, 0)], device=ctx.torch_device), torch.as_tensor(mask, device=ctx.torch_device), reused
@@ -159,7 +163,7 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
     # a final 80.2%), per replicate
     thr = {s: threshold_share * cv[-1, -1] for s, cv in curves.items()}  # [R]
     threshold = float(np.mean(thr["imbalanced"]))
-    rounds = {s: rounds_to(cv, thr[s]) for s, cv in curves.items()}  # [M, R]
+    rounds = {s: np.maximum(rounds_to(cv, thr[s]), 1.0) for s, cv in curves.items()}  # [M, R]; round 0 counts as 1
     Y = np.stack([rounds["imbalanced"][-1] / rounds["imbalanced"][i] for i in range(len(betas))], 1)
     brng = ctx.numpy_rng("bootstrap")
     verdict, info = bound_verdict(Y, theory, rng=brng)

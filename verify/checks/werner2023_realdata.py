@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 import torch
 
+from analytic import validate
 from analytic.bounds import Bound
 from analytic.papers import werner2023 as W
 from verify import figspec
@@ -161,6 +162,9 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_ORDER, K: int = 4, per_cl
     groups = groups or (15 if on_mnist and N % 15 == 0 else 1)
     rounds = rounds or ctx.pick(40, 150)
     R = ctx.reps(6, 20)
+    # FC's all-pairs gradients: R N (N / groups) (pixels + 1) classes float64 per round; refuse what cannot fit
+    validate.memory("replicates", R * N * (N // groups) * (ds.features + 1) * ds.classes,
+                    what="FC's all-pairs gradients")
     rng = ctx.numpy_rng("partition")
     acc = {}
     for task in TASKS:
@@ -171,6 +175,8 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_ORDER, K: int = 4, per_cl
                               momentum=momentum, tc_steps=tc_steps, q=q, groups=groups, ditto_lambda=ditto_lambda,
                               knn_k=knn_k, knn_lambda=KNN_LAMBDA[task])
     cols = [(task, b) for task in TASKS for b in BASELINES]
+    floor = 1.0 / (N * Xte.shape[2])  # an accuracy of 0 counts as one test sample (the measurement's resolution)
+    acc = {t: {m: np.maximum(v, floor) for m, v in a.items()} for t, a in acc.items()}
     Y = np.stack([acc[t]["FC"] / acc[t][b] for t, b in cols], 1)
     brng = ctx.numpy_rng("bootstrap")
     verdict_claim, info = bound_verdict(Y, theory, rng=brng)
