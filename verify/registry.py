@@ -113,7 +113,13 @@ class CheckSpec:
         return {"fidelity": ctx.fidelity, "replicates": ctx.replicates, "seed": ctx.seed,
                 "device": ctx.torch_device.type, "dtype": str(ctx.dtype).replace("torch.", ""),
                 "code": self.code_hash, "libraries": library_versions(),
-                **({"data": ctx.data} if ctx.data is not None else {})}
+                **({"data": ctx.data, "data_files": _data_fingerprint(ctx.data)} if ctx.data is not None else {})}
+
+
+def _data_fingerprint(path: str) -> str:
+    from verify.data.datasets import fingerprint  # lazy: only runs given --data read it
+
+    return fingerprint(path)
 
 
 def fill_strength(res: Result, atoms: list) -> None:

@@ -112,7 +112,10 @@ def test_context_carries_data_and_the_rerun_key_records_it(tmp_path):
     plain, with_data = Context(), Context(data=str(tmp_path))
     assert with_data.data == str(tmp_path)
     assert "data" not in spec.rerun_key(plain)  # runs without --data keep their stored keys
-    assert spec.rerun_key(with_data)["data"] == str(tmp_path)
+    key = spec.rerun_key(with_data)
+    assert key["data"] == str(tmp_path)
+    (tmp_path / "train-images-idx3-ubyte").write_bytes(b"x")  # the folder's files changed: a new key
+    assert spec.rerun_key(with_data)["data_files"] != key["data_files"]
 
 
 def test_cli_run_data_missing_path_exits_2_naming_the_flag(tmp_path, capsys):

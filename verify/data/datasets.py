@@ -196,3 +196,17 @@ def validate_path(path) -> Path:
     if not os.access(p, os.R_OK) or (p.is_dir() and not os.access(p, os.X_OK)):
         raise InputError(PARAM, f"{p}: not readable")
     return p
+
+
+def fingerprint(path) -> str:
+    """What identifies a dataset on disk for the results store's rerun key: the sha256 of the (name, size,
+    modification time) of the file, or of every file in the folder; a replaced file reruns its checks."""
+    import hashlib
+
+    p = Path(os.path.expanduser(str(path)))
+    files = sorted(q for q in p.iterdir() if q.is_file()) if p.is_dir() else [p]
+    h = hashlib.sha256()
+    for q in files:
+        st = q.stat()
+        h.update(f"{q.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
