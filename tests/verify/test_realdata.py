@@ -273,3 +273,13 @@ def test_the_reproductions_run_on_an_mnist_file(tmp_path):
         assert "read from" in res.observed["substitution"] and "28x28" in res.observed["dataset"]
         assert res.env["data"] == str(tmp_path / "mnist.npz")
         assert "--data" in res.finding.reproduce
+
+
+def test_allouah_planted_ordering_is_violated():
+    """A planted wrong theory: 'CAF at least twice as accurate as every competitor' must come out violated (the
+    measured ratios are about 1.2 to 2.9 at seed 0, the smallest well under 2)."""
+    from verify.checks.allouah2025_realdata import FIG2_ORDER, x20_fig2
+
+    res = x20_fig2(Context(seed=0), theory=FIG2_ORDER.scaled(2.0, name="planted: ratio >= 2"))
+    assert res.verdict.value == "violated"
+    assert res.env["overrides"]
