@@ -19,7 +19,7 @@ from verify.algorithms.similarity_graph import weights_from_data
 from verify.data import datasets, partition
 from verify.data.softmax import softmax_rows, with_bias
 from verify.engine import Context
-from verify.fit import bound_verdict
+from verify.fit import bound_verdict, counterexample_verdict
 from verify.problems.buttaci2024_partition import partition as class_counts_partition
 from verify.registry import check, register_paper, result_for
 from verify.result import Claim, Result, remark
@@ -108,8 +108,8 @@ def rounds_to(curve: np.ndarray, c: float) -> np.ndarray:
 
 
 @check("buttaci2024.x20", "Table 1 on real data: on an imbalanced partition the perturbed method (beta = 0.5, 0.7) "
-       "reaches FedAvg's accuracy threshold no later than FedAvg (digits 8x8 in place of FEMNIST)", "bound",
-       "inconclusive",
+       "reaches FedAvg's accuracy threshold in fewer rounds than FedAvg (digits 8x8 in place of FEMNIST)", "bound",
+       "not_reproduced",
        no_control="the claim is itself a comparison against FedAvg, the same Algorithm 1 without the perturbation "
                   "(beta = 1), run in one batch on the same partitions, graph and rounds")
 def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7), clients: int | None = None,
@@ -120,8 +120,10 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
     the threshold, for FedAvg and for Algorithm 1 at beta in ``betas``. The claim "diminishing beta positively and
     consistently affects convergence on unseen data" (printed speedups 1.0-1.6x in the imbalanced convex columns) is
     read as rounds(FedAvg)/rounds(beta) >= 1 (``theory``) for each beta, with a bootstrap CI over R replicates
-    (independent partitions; the paper runs seed 0 once). The threshold is the paper's, relative to FedAvg's final
-    accuracy: c = 0.75 on FEMNIST where FedAvg ends at 80.2%, so c = (0.75/0.802) x FedAvg's final accuracy.
+    (independent partitions; the paper runs seed 0 once). Reproduced when that bound holds (every CI at or above 1)
+    and every method reached the threshold within T rounds (the measurement is not censored); otherwise not
+    reproduced. The threshold is the paper's, relative to FedAvg's final accuracy: c = 0.75 on FEMNIST where FedAvg
+    ends at 80.2%, so c = (0.75/0.802) x FedAvg's final accuracy.
 
     Setting as the paper's where it can be: training and testing clients from an 80:20 split, the mutual-similarity
     graph of Definitions 1-2 (uncentred PCA messages of the standardised features) giving the aggregation weights p_i
@@ -132,14 +134,16 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
     10 local steps where FEMNIST's has about 120, and gamma = 1.2e-2 keeps the paper's gamma times steps per round
     (1e-3 x 120); T = quick 20, full 100 rounds.
 
-    Expected inconclusive, from the algorithm and the table: for a fixed u the perturbed step is FedAvg's step at
-    beta gamma plus a pull (1 - beta) gamma grad-difference towards u, the neighbours' last models, which differ from
-    the round's start by one round's progress, O(gamma E L); so the change to a round's update is second order in
-    gamma E L, and Table 1 itself prints 1.0x in half of its imbalanced cells (beta = 0.9 everywhere, CIFAR10 at beta
-    = 0.7 nonconvex). At the paper's step the speedup is then a few percent per round, which the threshold's round
-    granularity (about a dozen rounds to reach it here) cannot resolve from 1 over a handful of replicates. What would
-    decide it: many more rounds to the threshold (the paper's FEMNIST: 50 vs 80), i.e. the full fidelity on a large
-    dataset (``--data``), or a finer measure than a first-passage round.
+    Expected not reproduced, from the algorithm: for a fixed u the perturbed step w <- w - gamma grad f_i(beta w +
+    (1 - beta) u) is, to first order in the distance between w and u, FedAvg's step at the shorter length beta gamma
+    plus a pull towards u, the neighbours' models of the previous round; u differs from the round's start only by one
+    round's progress, O(gamma E L), so the pull is second order in gamma E L while the shortening is first order. In
+    the regime of the paper's step (gamma times steps per round about 0.1) the perturbation therefore cannot make a
+    round go further than FedAvg's by more than a second-order amount, and Table 1 itself prints 1.0x in half of its
+    imbalanced cells (beta = 0.9 everywhere, CIFAR10 at beta = 0.7 nonconvex). Not an erratum: the paper's datasets are
+    larger and its rounds longer (about 120 local steps), where client drift, which the pull counters, is larger; what
+    would decide the paper's own claim is its FEMNIST setting (50 vs 80 rounds gives the resolution a first-passage
+    count needs), run with ``--data`` at full fidelity.
     """
     ds = datasets.load(ctx.data)
     on_mnist = ds.name != "digits"
@@ -166,7 +170,9 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
     rounds = {s: np.maximum(rounds_to(cv, thr[s]), 1.0) for s, cv in curves.items()}  # [M, R]; round 0 counts as 1
     Y = np.stack([rounds["imbalanced"][-1] / rounds["imbalanced"][i] for i in range(len(betas))], 1)
     brng = ctx.numpy_rng("bootstrap")
-    verdict, info = bound_verdict(Y, theory, rng=brng)
+    v_speed, info = bound_verdict(Y, theory, rng=brng)
+    uncensored = bool((rounds["imbalanced"] <= T).all())
+    verdict = counterexample_verdict(v_speed.passed, uncensored)
     with aside():  # a finer measure beside it (reported): mean test accuracy over rounds 1..T, ratio to FedAvg's
         Ya = np.stack([curves["imbalanced"][1:, i].mean(0) / curves["imbalanced"][1:, -1].mean(0)
                        for i in range(len(betas))], 1)
@@ -206,14 +212,18 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
             "CIFAR10": {"beta=0.9": 1.0, "beta=0.7": 1.1, "beta=0.5": 1.3}}},
         fit={"speedup": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in info.items()},
              "mean_accuracy_ratio": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in info_a.items()}},
-        explanation=(f"Rounds to {100 * threshold:.0f}% test accuracy, mean over {R} replicates: {words}. Imbalanced speedup "
+        explanation=(("Table 1's speedup is reproduced on this data. " if verdict.passed else
+                      "Table 1's speedup is not reproduced on this data" + (" (some run never reached the threshold)"
+                                                                            if not uncensored else "") + ". ")
+                     + f"Rounds to {100 * threshold:.0f}% test accuracy, mean over {R} replicates: {words}. Imbalanced speedup "
                      + ", ".join(f"beta = {bb:g}: {info['mean'][i]:.2f} (CI {info['ci_lo'][i]:.2f} to {info['ci_hi'][i]:.2f})"
                                  for i, bb in enumerate(betas))
                      + "; mean accuracy over the rounds relative to FedAvg's (reported): "
                      + ", ".join(f"beta = {bb:g}: {info_a['mean'][i]:.4f} (CI {info_a['ci_lo'][i]:.4f} to "
                                  f"{info_a['ci_hi'][i]:.4f})" for i, bb in enumerate(betas))
                      + f". Runs that never reached the threshold (counted as T + 1): {censored}. Substitution: {subst}."),
-        finding=remark(f"{'MNIST' if on_mnist else 'Digits 8x8 (not FEMNIST)'}: {words}. {subst}."),
+        finding=remark(("Reproduced" if verdict.passed else "Not reproduced (a failed reproduction on other data, not an "
+                        "erratum)") + f" on {'MNIST' if on_mnist else 'digits 8x8 (not FEMNIST)'}: {words}. {subst}."),
         figure=figspec.figure(
             figspec.panel("Test accuracy of wbar_t, imbalanced, " + ("MNIST" if on_mnist else "digits 8x8 (for FEMNIST)"),
                           "round t", "accuracy",
