@@ -79,6 +79,9 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
     run.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                      help="float64 (default); float32 is allowed on CUDA only")
     run.add_argument("--results", default="results", help="results directory (default ./results)")
+    run.add_argument("--data", metavar="PATH", default=None,
+                     help="MNIST on disk (a folder of the four IDX files, .gz or not, or an .npz with x_train, y_train, "
+                          "x_test, y_test) for the real-data reproductions; default: scikit-learn's bundled 8x8 digits")
     add_json_option(run, "the Results of this run (an array)")
     run.add_argument("--strict", action="store_true", help="exit 1 when any verdict differs from its expected verdict")
     run.add_argument("--force", action="store_true", help="rerun checks already stored with the same settings")
@@ -201,7 +204,7 @@ def cmd_run(args) -> int:
     specs = select(args.ids, paper=args.paper, all_=args.all)
     _warn_plugin_errors()
     ctx = Context(fidelity=args.fidelity, replicates=args.replicates, seed=args.seed, device=args.device,
-                  float32_on_cuda=args.dtype == "float32")
+                  float32_on_cuda=args.dtype == "float32", data=args.data)
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
         raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
     store = ResultStore(args.results)
@@ -287,7 +290,7 @@ def _run_on_cluster(args, specs, store, workers: int) -> int:
     from verify.sweep import Point, run_points, stored_wall_times
 
     settings = {"fidelity": args.fidelity, "replicates": args.replicates, "device": args.device,
-                "float32_on_cuda": args.dtype == "float32"}
+                "float32_on_cuda": args.dtype == "float32", **({"data": args.data} if args.data is not None else {})}
     bar = None
     if not args.quiet and sys.stderr.isatty():
         from tqdm import tqdm

@@ -61,6 +61,9 @@ class Context:
     device: str = "auto"
     float32_on_cuda: bool = False
     check_id: str = ""
+    #: a dataset on disk for the real-data reproductions (``fedverify run --data PATH``: MNIST as IDX files or an
+    #: .npz, verify/data/datasets.py); None: they run on scikit-learn's bundled digits
+    data: str | None = None
     #: replicate counts a check asked for but did not get (the user's --replicates was below its minimum)
     short_replicates: list = field(default_factory=list, compare=False, repr=False)
 
@@ -81,6 +84,12 @@ class Context:
         if not isinstance(self.check_id, str):
             raise InputError("check_id", f"expected a string, got {self.check_id!r}")
         resolve_device(self.device)  # validates the name early
+        if self.data is not None:
+            if not isinstance(self.data, (str, bytes)) and not hasattr(self.data, "__fspath__"):
+                raise InputError("data", f"expected a path, got {self.data!r}")
+            from verify.data.datasets import validate_path
+
+            object.__setattr__(self, "data", str(validate_path(self.data)))
 
     # -- derived settings ---------------------------------------------------------------
     @property
@@ -175,4 +184,5 @@ def environment(ctx: Context) -> dict:
         "replicates": ctx.replicates,
         "seed": ctx.seed,
         "torch_threads": torch.get_num_threads(),
+        **({"data": ctx.data} if ctx.data is not None else {}),
     }

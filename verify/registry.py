@@ -112,7 +112,14 @@ class CheckSpec:
         """Everything that decides a stored Result's numbers; a rerun reuses a Result only when all match."""
         return {"fidelity": ctx.fidelity, "replicates": ctx.replicates, "seed": ctx.seed,
                 "device": ctx.torch_device.type, "dtype": str(ctx.dtype).replace("torch.", ""),
-                "code": self.code_hash, "libraries": library_versions()}
+                "code": self.code_hash, "libraries": library_versions(),
+                **({"data": ctx.data, "data_files": _data_fingerprint(ctx.data)} if ctx.data is not None else {})}
+
+
+def _data_fingerprint(path: str) -> str:
+    from verify.data.datasets import fingerprint  # lazy: only runs given --data read it
+
+    return fingerprint(path)
 
 
 def fill_strength(res: Result, atoms: list) -> None:
@@ -133,6 +140,8 @@ def reproduce_command(check_id: str, ctx: Context, overrides: dict | None = None
     cmd = f"fedverify run {check_id} --seed {ctx.seed} --fidelity {ctx.fidelity}"
     if ctx.replicates is not None:
         cmd += f" --replicates {ctx.replicates}"
+    if ctx.data is not None:
+        cmd += f" --data {ctx.data}"
     if overrides:
         args = ", ".join(f"{k}={_short_repr(v, 60)}" for k, v in sorted(overrides.items()))
         cmd += f"  (in Python, with the keyword overrides: {check_id.split('.')[0]} check called as check(ctx, {args}))"
