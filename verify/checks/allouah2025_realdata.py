@@ -169,7 +169,7 @@ def x20_fig2(ctx: Context, *, theory: Bound = FIG2_ORDER, f: int = 5, honest: in
               "sign flipping and label flipping). Reproduced here on " + ("MNIST" if on_mnist else "scikit-learn's 8x8 "
               "digits in place of MNIST") + ": acc(CAF)/acc(b) >= 1 for every competitor b under both attacks.",
               r"\mathrm{acc}(\mathrm{CAF})/\mathrm{acc}(b)\ge 1,\ b\in\{\mathrm{CWTM,CWMED,GM,MK,Meamed}\}",
-              "allouah2025, Section 5.2, Figure 2 (App. D.2); spec 5.3",
+              "allouah2025, Section 5.2, Figure 2 (App. D.2)",
               "\"acc\"(\"CAF\") \\/ \"acc\"(b) >= 1"),
         verdict,
         observed={"accuracy": {f"{a}/{g}": v.tolist() for (a, g), v in acc.items()},

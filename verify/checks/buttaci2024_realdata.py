@@ -198,7 +198,7 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
               + ": rounds(FedAvg)/rounds(beta) >= 1 for beta = " + ", ".join(f"{bb:g}" for bb in betas)
               + f", rounds = first round with test accuracy >= {threshold:g}.",
               r"\mathrm{rounds}(\mathrm{FedAvg})/\mathrm{rounds}(\beta)\ge 1",
-              "buttaci2024, Section 6.1, Table 1, Figs. 2-3; spec 5.1-5.3",
+              "buttaci2024, Section 6.1, Table 1, Figs. 2-3",
               "\"rounds\"(\"FedAvg\") \\/ \"rounds\"(beta) >= 1"),
         verdict,
         observed={"rounds_mean": mean_rounds, "final_accuracy": final,

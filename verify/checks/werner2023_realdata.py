@@ -212,7 +212,7 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_ORDER, K: int = 4, per_cl
               "decided by IFCA's initialisation (which the paper itself calls IFCA's weakness, Section 1 and Fig. 1b), "
               "not by the algorithms.",
               r"\mathrm{acc}(\mathrm{FC})/\mathrm{acc}(b)\ge 1,\ b\in\{\mathrm{Local,Global,Ditto,KNN}\}",
-              "werner2023, Section 4.2, Table 1; spec 5.2 and 6.7 item 30",
+              "werner2023, Section 4.2, Table 1",
               "\"acc\"(\"FC\") \\/ \"acc\"(b) >= 1"),
         verdict,
         observed={"accuracy": {t: {m: a.tolist() for m, a in acc[t].items()} for t in TASKS},

@@ -65,16 +65,33 @@ def _check_arrays(x: np.ndarray, y: np.ndarray, part: str, where: str) -> None:
 
 
 @functools.lru_cache(maxsize=1)
-def _digits_arrays() -> tuple:
-    """load_digits' images (pixels / 16) and labels, read once per process (read-only arrays)."""
-    from sklearn.datasets import load_digits
+def digits_raw() -> tuple:
+    """scikit-learn's bundled digits as (images [1797, 64] with raw pixel values 0..16, labels [1797]), read once per
+    process (read-only arrays). The bundled ``digits.csv.gz`` is read directly, which spares importing scikit-learn
+    (about a second); ``sklearn.datasets.load_digits`` is the fallback."""
+    import importlib.util
 
-    bunch = load_digits()
-    x = np.asarray(bunch.data, dtype=np.float64) / 16.0
-    y = np.asarray(bunch.target, dtype=np.int64)
+    spec = importlib.util.find_spec("sklearn")
+    path = (os.path.join(list(spec.submodule_search_locations)[0], "datasets", "data", "digits.csv.gz")
+            if spec is not None and spec.submodule_search_locations else "")
+    if path and os.path.exists(path):
+        with gzip.open(path, "rt") as fh:
+            arr = np.loadtxt(fh, delimiter=",")
+        x, y = arr[:, :-1].astype(np.float64), arr[:, -1].astype(np.int64)
+    else:
+        from sklearn.datasets import load_digits
+
+        bunch = load_digits()
+        x, y = np.asarray(bunch.data, dtype=np.float64), np.asarray(bunch.target, dtype=np.int64)
     x.flags.writeable = False
     y.flags.writeable = False
     return x, y
+
+
+def _digits_arrays() -> tuple:
+    """The digits with pixels divided by 16 (values in [0, 1]), labels."""
+    x, y = digits_raw()
+    return x / 16.0, y
 
 
 def digits(test_fraction: float = 0.2, rng: np.random.Generator | None = None) -> Dataset:

@@ -13,33 +13,19 @@ proportion to their demand for it (largest remainder), so the partition is disjo
 """
 from __future__ import annotations
 
-import gzip
-import importlib.util
 import os
 
 import numpy as np
 
 from analytic.errors import InputError, require
+from verify.data.datasets import digits_raw
 from verify.problems import buttaci2024_partition as part
 
 
 def load_digits_bundled() -> tuple[np.ndarray, np.ndarray, str]:
-    """(X [1797, 64] raw pixel values 0..16, y [1797], source) from scikit-learn's bundled digits.csv.gz, read
-    directly (without importing scikit-learn); falls back to ``sklearn.datasets.load_digits``."""
-    spec = importlib.util.find_spec("sklearn")
-    if spec is not None and spec.submodule_search_locations:
-        path = os.path.join(list(spec.submodule_search_locations)[0], "datasets", "data", "digits.csv.gz")
-        if os.path.exists(path):
-            with gzip.open(path, "rt") as fh:
-                arr = np.loadtxt(fh, delimiter=",")
-            return arr[:, :-1], arr[:, -1].astype(np.int64), f"scikit-learn bundled digits ({path})"
-    try:
-        from sklearn.datasets import load_digits
-    except ImportError as exc:  # pragma: no cover - scikit-learn is a dependency
-        raise InputError("data", "scikit-learn's bundled digits are not available; pass data=PATH (.npz with X, y)") \
-            from exc
-    X, y = load_digits(return_X_y=True)
-    return X.astype(float), y.astype(np.int64), "scikit-learn load_digits"
+    """(X [1797, 64] raw pixel values 0..16, y [1797], source): scikit-learn's bundled digits (verify/data)."""
+    x, y = digits_raw()
+    return np.array(x), np.array(y), "scikit-learn bundled digits (digits.csv.gz)"
 
 
 def load_dataset(data: str | None = None) -> tuple[np.ndarray, np.ndarray, str]:
