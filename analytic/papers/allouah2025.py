@@ -388,7 +388,7 @@ LEMMA_C6_PROOF = Bound(
 WISHART_EDGE = Bound(
     name="Wishart top-eigenvalue edge (reference)", expr=s_dp2 * (1 + sp.sqrt(d / n)) ** 2, kind="exact",
     statement="lambda_max((1/n) sum_i xi xi^T) -> sigma^2 (1 + sqrt(d/n))^2 as n, d grow (Bai-Yin); a reference only.",
-    source="Bai-Yin law (reference value, not a claim of the paper; cf. allouah2025 Lemma C.6)", hidden_constant=False,
+    source="allouah2025, Lemma C.6 (compared with the Bai-Yin law: a reference value, not a claim of the paper)", hidden_constant=False,
     typst='sigma^2 (1 + sqrt(d/n))^2')
 
 #: Lemma C.1, the noise part (eq. 58) and its simplified form used in Theorem 4.2.
