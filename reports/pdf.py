@@ -320,10 +320,18 @@ _FIT_HIDDEN = {"side", "level", "n_boot", "violation_level", "intercept", "theor
                "deterministic", "claim_verdict"}
 
 
+def _without_bookkeeping(d):
+    """``d`` without the verdict rules' bookkeeping keys (:data:`_FIT_HIDDEN`), at every level of nesting."""
+    if isinstance(d, dict):
+        return {k: _without_bookkeeping(v) for k, v in d.items() if k not in _FIT_HIDDEN}
+    return d
+
+
 def _fit_rows(fit: dict) -> list[tuple[str, str]]:
     """Fit entries as (name, value) plain-text rows: slope with its CI first, then the rest."""
     if not fit:
         return []
+    fit = _without_bookkeeping(fit)
     rows = []
     keys = list(fit)
     order = [k for k in ("slope", "predicted_exponent", "tolerance", "tight") if k in fit]
@@ -382,6 +390,19 @@ def _kv_table(rows: list[tuple[str, str]], head=("quantity", "value"), fill: boo
         columns=["auto", "1fr" if fill else "auto"],
         size="8.5pt",
     )
+
+
+#: a (name, value) table longer than this is set in two columns side by side
+TWO_COLUMNS_FROM = 7
+
+
+def _kv_columns(rows: list[tuple[str, str]], head=("quantity", "value")) -> str:
+    """A (name, value) table; a long one split in two halves side by side, so it takes half the height."""
+    if len(rows) < TWO_COLUMNS_FROM:
+        return _kv_table(rows, head, fill=False)
+    half = (len(rows) + 1) // 2
+    return ("#grid(columns: (1fr, 1fr), gutter: 10pt,\n[" + _kv_table(rows[:half], head) + "],\n["
+            + _kv_table(rows[half:], head) + "])")
 
 
 def _formula_markup(r: Result, a: Assets, safe: bool) -> str:
@@ -456,7 +477,7 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
         headline = _fit_headline(fit)
         if headline:
             out.append(headline)
-        out.append(_kv_table(_fit_rows(fit), fill=False))
+        out.append(_kv_columns(_fit_rows(fit)))
 
     if r.assumptions:
         out.append("#part[Assumptions and measured constants]")
@@ -487,7 +508,7 @@ def _check_section(i: int, r: Result, a: Assets, safe_formula: bool = False, saf
         if len(cols) == 2:
             out.append("#grid(columns: (1fr, 1fr), gutter: 10pt,\n[" + cols[0] + "],\n[" + cols[1] + "])")
         else:
-            out.append(cols[0])
+            out.append(_kv_columns(obs or pred, ("observed", "value") if obs else ("predicted", "value")))
     for name, header, rows in records:
         out.append(f"#note[{escape(name.replace('_', ' '))}]")
         out.append(table([escape(h.replace("_", " ")) for h in header], [[escape(c) for c in row] for row in rows],
