@@ -166,6 +166,27 @@ def planted_at_power(check, result: Result) -> dict:
     return out
 
 
+def assert_claims_typeset(results, paper: str, folder) -> None:
+    """Every Result's claim LaTeX goes through matplotlib's mathtext, its typst math compiles (the report needs both),
+    and its source starts with the paper key. ``folder``: a scratch directory (pytest's ``tmp_path``)."""
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import typst
+    from matplotlib import mathtext
+
+    folder = Path(folder)
+    for r in results:
+        mathtext.math_to_image(f"${r.claim.latex}$", str(folder / f"{r.id}.png"), format="png")
+        assert r.claim.source.startswith(paper), r.id
+    src = folder / "claims.typ"
+    src.write_text("#set page(width: auto, height: auto)\n" + "\n\n".join(f"$ {r.claim.typst} $" for r in results),
+                   encoding="utf-8")
+    assert len(typst.compile(str(src))) > 1000
+
+
 STRENGTH_KINDS = ("rate", "bound", "identity")
 _PLANTED: dict[tuple, Result] = {}
 
