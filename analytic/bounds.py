@@ -32,12 +32,16 @@ class Bound:
     statement: str = ""
     source: str = ""
     hidden_constant: bool = True
-    typst: str = ""  # the expression in typst math syntax, for the report
+    typst: str = ""  # typst math for the report; empty: derived from expr (analytic/typst_math.py), written once
     notes: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in ("upper", "lower", "tight", "exact"):
             raise ValueError(f"kind: expected upper, lower, tight or exact, got {self.kind!r}")
+        if not self.typst:
+            from analytic.typst_math import typst_math
+
+            object.__setattr__(self, "typst", typst_math(self.expr))
 
     @property
     def symbols(self) -> tuple[sp.Symbol, ...]:
