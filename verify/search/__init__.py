@@ -124,9 +124,11 @@ def search(spec, ctx=None, *, method: str = "cma", budget: int | None = None, re
     budget = _validate(spec, method, budget)
     ctx = (ctx or Context()).for_check(spec.id)
     space, obj = spec.space, spec.objective
+    planted = obj.planted_instance(ctx)
+    start = space.encode(planted) if planted else None  # the planted instance must lie in the claim's own space
     runs = {}
     for name in ([method, "random"] if method != "random" else ["random"]):
-        ev = Evaluator(ctx, space, obj, budget, progress)
+        ev = Evaluator(ctx, space, obj, budget, progress, start=start if name != "random" else None)
         runs[name] = run_method(name, ev, ctx.seed_sequence(f"search/{name}"))
     main = runs[method]
     if main.best_u is None:
@@ -137,9 +139,6 @@ def search(spec, ctx=None, *, method: str = "cma", budget: int | None = None, re
     if method == "gradient" and not math.isclose(worst, main.best_ratio, rel_tol=1e-6, abs_tol=1e-12):
         raise RuntimeError(f"{spec.id}: the torch objective ({main.best_ratio!r}) and the reference objective "
                            f"({worst!r}) disagree at the same instance")
-    planted = obj.planted_instance(ctx)
-    if planted:
-        space.encode(planted)  # the planted instance must lie in the claim's own space
     planted_ratio = obj.score_one(ctx, space, {**planted, **space.fixed}) if planted else None
     certified = float(obj.certified(ctx)) if obj.certified is not None else None
     rnd = runs["random"]

@@ -1,10 +1,11 @@
 """Search methods over the unit cube of a claim's space: maximise observed/bound within a budget.
 
 * ``random``: uniform points of the cube (the baseline every method is compared with at the same budget);
-* ``cma``: CMA-ES (pycma), from a random start, restarted with a doubled population (IPOP) until the
-  budget is spent; each generation is scored as one batch;
+* ``cma``: CMA-ES (pycma), restarted with a doubled population (IPOP) until the budget is spent; each
+  generation is scored as one batch. The first run starts at the check's planted instance when it has one (scored
+  first, so a search never reports less than the planted ratio), every restart after it at a random point;
 * ``gradient``: Adam ascent through the objective's torch form, from a batch of random starts in logit
-  coordinates (u = sigmoid(z), so every iterate stays in the cube); integer coordinates stay at their
+  coordinates (u = sigmoid(z), so every iterate stays in the cube; the planted instance is the first start); integer coordinates stay at their
   random draw. Needs ``Objective(torch=...)``.
   (u = sigmoid(z) stretched slightly past [0, 1] and clamped, so that the faces are reached.)
 
@@ -31,8 +32,10 @@ OVERSHOOT = 0.05
 class Evaluator:
     """Scores points of the cube for one claim; remembers the best (largest ratio) point."""
 
-    def __init__(self, ctx, space, objective, budget: int, progress: Callable[[int], None] | None = None) -> None:
+    def __init__(self, ctx, space, objective, budget: int, progress: Callable[[int], None] | None = None,
+                 start: np.ndarray | None = None) -> None:
         self.ctx, self.space, self.objective, self.budget = ctx, space, objective, int(budget)
+        self.start = None if start is None else np.clip(np.asarray(start, dtype=float), 0.0, 1.0)  # a method's first start
         self.progress = progress
         self.evaluations = 0
         self.rejected = 0
@@ -87,8 +90,12 @@ def cma_search(ev: Evaluator, rng: np.random.Generator, sigma0: float = 0.3) -> 
 
     n = ev.space.size
     popsize = 4 + int(3 * math.log(max(n, 1)))
+    start = ev.start
+    if start is not None:
+        ev(start[None])  # the planted instance is scored as it is
     while ev.left > 0:
-        x0 = rng.random(n) if n > 1 else np.array([rng.random()])
+        x0 = start if start is not None else (rng.random(n) if n > 1 else np.array([rng.random()]))
+        start = None
         opts = {"bounds": [0.0, 1.0], "popsize": popsize, "seed": int(rng.integers(1, 2**31 - 1)), "verbose": -9,
                 "maxfevals": ev.left, "tolfun": 1e-13, "tolx": 1e-12, "tolflatfitness": 3}
         if n == 1:  # pycma needs two coordinates: a dummy one, ignored
@@ -117,7 +124,10 @@ def gradient_search(ev: Evaluator, rng: np.random.Generator, starts: int = 16, l
     starts = max(1, min(starts, ev.budget))
     while ev.left > 0:
         K = min(starts, ev.left)
-        u0 = np.clip(rng.random((K, space.size)), 1e-3, 1 - 1e-3)
+        u0 = rng.random((K, space.size))
+        if ev.start is not None and ev.evaluations == 0:
+            u0[0] = ev.start
+        u0 = np.clip(u0, 1e-3, 1 - 1e-3)
         s0 = (u0 + OVERSHOOT) / (1 + 2 * OVERSHOOT)
         z = torch.tensor(np.log(s0 / (1 - s0)), dtype=torch.float64, requires_grad=True)
         opt = torch.optim.Adam([z], lr=lr)
