@@ -215,14 +215,9 @@ def _example2_replicate(result, pre: str) -> int:
     return cand[_pick(np.asarray(gam)[cand], 0.1)]
 
 
-def _example2_models_panel(ax, result, pre: str, r: int, t_end: int, upto, title: str) -> None:
-    """theta_k,t of the drawn replicate (grey) and Federated-Clustering's x_i,t (colours) by round."""
-    theta, assign = _arr(result, f"{pre}_theta"), _arr(result, f"{pre}_assign")
-    T = assign.shape[0]
-    rounds = np.arange(t_end + 1)
-    for k in range(2):
-        ax.plot(rounds, theta[: t_end + 1, r, k], color=NEUTRAL, ls=CLIENT_STYLES[k], lw=lw(1.3),
-                label=f"{EXAMPLE2_ALGOS[pre]} theta_{k + 1}")
+def _fc_clients_and_optima(ax, result, rounds, t_end: int, upto: int, T: int) -> None:
+    """Example 2's panels share this: FC's two clients by round (when the Result has them), the clusters' optima
+    at +-0.5 dotted, the current round marked, the first 30 rounds shown."""
     if "fc_x" in result.arrays:
         fx = _arr(result, "fc_x")
         for i in range(2):
@@ -232,6 +227,17 @@ def _example2_models_panel(ax, result, pre: str, r: int, t_end: int, upto, title
         ax.axhline(c, color="k", lw=0.4, ls=":")
     mark_round(ax, upto)
     ax.set_xlim(-0.5, min(T, 30) + 0.5)
+
+
+def _example2_models_panel(ax, result, pre: str, r: int, t_end: int, upto, title: str) -> None:
+    """theta_k,t of the drawn replicate (grey) and Federated-Clustering's x_i,t (colours) by round."""
+    theta, assign = _arr(result, f"{pre}_theta"), _arr(result, f"{pre}_assign")
+    T = assign.shape[0]
+    rounds = np.arange(t_end + 1)
+    for k in range(2):
+        ax.plot(rounds, theta[: t_end + 1, r, k], color=NEUTRAL, ls=CLIENT_STYLES[k], lw=lw(1.3),
+                label=f"{EXAMPLE2_ALGOS[pre]} theta_{k + 1}")
+    _fc_clients_and_optima(ax, result, rounds, t_end, upto, T)
     lo = min(-1.7, float(theta[:, r].min()) - 0.2)
     ax.set_ylim(lo, max(0.8, float(theta[:, r].max()) + 0.3))
     ax.set_title(title, fontsize=fs(8))
@@ -349,15 +355,7 @@ def render_hypcluster(fig: Figure, result, upto: int | None = None) -> None:
     for n, i in enumerate(same_gamma):
         ax.plot(rounds, theta[: t_end + 1, i, 1], color=NEUTRAL, ls=CLIENT_STYLES[n % 3], lw=lw(1.2) + 0.6 * n,
                 alpha=0.8, label=f"theta_2, {int(steps_all[i])} server steps")
-    if "fc_x" in result.arrays:
-        fx = _arr(result, "fc_x")
-        for i in range(2):
-            ax.plot(rounds[: fx.shape[0]], fx[: t_end + 1, 0, i], color=CLUSTER_COLOURS[i], lw=lw(1.1), marker=CLIENT_MARKERS[i],
-                    ms=2.5 * current_style()["font"], label=f"FC client {i + 1}")
-    for c in (-0.5, 0.5):
-        ax.axhline(c, color="k", lw=0.4, ls=":")
-    mark_round(ax, upto)
-    ax.set_xlim(-0.5, min(T, 30) + 0.5)
+    _fc_clients_and_optima(ax, result, rounds, t_end, upto, T)
     ax.set_ylim(min(-0.8, float(theta[:, same_gamma, 1].min()) - 0.2), max(0.8, float(theta[:, same_gamma, 1].max()) + 0.2))
     ax.set_title(f"(b) theta_2 by round (gamma = {g:g})", fontsize=fs(8))
     ax.set_xlabel("round t", fontsize=fs(7))

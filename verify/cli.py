@@ -191,6 +191,26 @@ def _allocation(exc: BaseException) -> str:
     return f"it tried to allocate {m.group(1)}" if m else "an allocation failed"
 
 
+def _finish_run(args, store, results, failed, too_big, where: str) -> int:
+    """The end of ``fedverify run`` (in this process or on a cluster): the JSON, the summary line, the exit code
+    (1 a check failed or --strict and a verdict differs from expected; 2 too many replicates for the memory)."""
+    _write_json(args.json, results)
+    mismatched = [r.id for r in results if not r.as_expected]
+    print(f"{len(results)} results in {store.root}/ ({where}); "
+          f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""),
+          file=sys.stderr if args.json == "-" else sys.stdout)
+    if failed:
+        return 1
+    if too_big:
+        print(f"{PROG} run: error: --replicates: {args.replicates} replicates need more memory than this machine "
+              f"has for {', '.join(too_big)}; choose fewer", file=sys.stderr)
+        return 2
+    if args.strict and mismatched:
+        print(f"--strict: verdicts differ from expected for {', '.join(mismatched)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_run(args) -> int:
     from verify.engine import Context
     from verify.registry import select
@@ -266,21 +286,7 @@ def cmd_run(args) -> int:
         return 130
     if bar:
         bar.close()
-    _write_json(args.json, results)
-    mismatched = [r.id for r in results if not r.as_expected]
-    print(f"{len(results)} results in {store.root}/ ({time.perf_counter() - t_start:.1f}s); "
-          f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""),
-          file=sys.stderr if args.json == "-" else sys.stdout)
-    if failed:
-        return 1
-    if too_big:
-        print(f"{PROG} run: error: --replicates: {args.replicates} replicates need more memory than this machine "
-              f"has for {', '.join(too_big)}; choose fewer", file=sys.stderr)
-        return 2
-    if args.strict and mismatched:
-        print(f"--strict: verdicts differ from expected for {', '.join(mismatched)}", file=sys.stderr)
-        return 1
-    return 0
+    return _finish_run(args, store, results, failed, too_big, f"{time.perf_counter() - t_start:.1f}s")
 
 
 def _run_on_cluster(args, specs, store, workers: int) -> int:
@@ -333,20 +339,7 @@ def _run_on_cluster(args, specs, store, workers: int) -> int:
     if bar:
         bar.close()
     results = [o.result for o in outcomes if o.result is not None]
-    _write_json(args.json, results)
-    mismatched = [r.id for r in results if not r.as_expected]
-    print(f"{len(results)} results in {store.root}/ ({time.perf_counter() - t_start:.1f}s, {workers} workers); "
-          f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""))
-    if failed:
-        return 1
-    if too_big:
-        print(f"{PROG} run: error: --replicates: {args.replicates} replicates need more memory than this machine "
-              f"has for {', '.join(too_big)}; choose fewer", file=sys.stderr)
-        return 2
-    if args.strict and mismatched:
-        print(f"--strict: verdicts differ from expected for {', '.join(mismatched)}", file=sys.stderr)
-        return 1
-    return 0
+    return _finish_run(args, store, results, failed, too_big, f"{time.perf_counter() - t_start:.1f}s, {workers} workers")
 
 
 # -- show -----------------------------------------------------------------------------------
