@@ -107,10 +107,11 @@ HOW_TO_READ = (
     "#badge(rgb(\"#1a7f37\"))[reproduced]: a counterexample's failure appeared and the repaired "
     "algorithm succeeded on the same instance; "
     "#badge(rgb(\"#c62828\"))[not\\_reproduced]: it did not. "
-    "The column _expected_ is the verdict a correct toolkit should reach: an erratum check tests "
-    "a statement the paper gets wrong and therefore expects _violated_, so a violated erratum "
+    "Each check states its _expected_ verdict, the one a correct toolkit should reach: an erratum check "
+    "tests a statement the paper gets wrong and therefore expects _violated_, so a violated erratum "
     "is a confirmation, not a failure. The column _as expected_ says whether verdict and expected "
-    "agree; a ✗ marks either a toolkit bug or a genuine surprise, and is worth reading first. "
+    "agree; a ✗ (followed by the expected verdict) marks either a toolkit bug or a genuine surprise, and is "
+    "worth reading first. "
     "A _holds_ also says how hard it was tested: _tight_ (the bound is attained within 2×, or a "
     "rate is matched from both sides), _loose_ (within 2× to 100×) or _vacuous_ (beyond 100×, or "
     "beyond a bound that needs no theorem); each check states its margin (how far the measurement "
@@ -593,20 +594,20 @@ def _front_table(results: list[Result], stability: dict | None = None) -> str:
         r = results[i]
         rows.append([
             f"#link(<{_label(i)}>)[{escape(one_line(r.id, 40))}]",
-            escape(paper_ref(r)),
-            prose(one_line(r.title, 160)),
-            escape(one_line(r.kind, 16)),
+            escape(one_line(paper_ref(r), 48)),
+            prose(one_line(r.title, 130)),
             _verdict_cell(r),
-            escape(_verdict_str(r.expected)),
-            check_mark(r.as_expected),
+            # the expected verdict is spelled out only where the verdict differs from it
+            check_mark(r.as_expected) + ("" if r.as_expected else " " + escape(_verdict_str(r.expected))),
             *([stability_cell(stability.get(r.id))] if stability else []),
             escape(fmt_duration(_wall(r))),
         ])
     stab = ["stability"] if stability else []
-    return table(["check", "paper ref.", "title", "kind", "verdict", "expected", "as exp.", *stab, "wall time"], rows,
-                 columns=["auto", "0.7fr", "1.3fr", "auto", "auto", "auto", "auto", *(["auto"] * len(stab)), "auto"],
-                 align=["left", "left", "left", "left", "left", "left", "center", *(["right"] * len(stab)), "right"],
-                 size="8pt")
+    # kind and expected verdict stand in each check's section; here the title gets the width (12 -> 7 pages, 178 checks)
+    return table(["check", "paper ref.", "title", "verdict", "as expected", *stab, "wall time"], rows,
+                 columns=["auto", "1fr", "2.4fr", "auto", "auto", *(["auto"] * len(stab)), "auto"],
+                 align=["left", "left", "left", "left", "center", *(["right"] * len(stab)), "right"],
+                 size="7.5pt")
 
 
 def _ledger(results: list[Result]) -> str:
