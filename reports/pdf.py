@@ -833,6 +833,11 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
     results_dir = Path(results_dir)
     out = Path(out)
     results, unreadable = ResultStore(results_dir).load_all(paper)
+    from reports.stability import load_stability, stability_page
+
+    stab_rows, stab_points = load_stability(results_dir, paper)  # fedverify sweep's points, if any
+    if not results and stab_points:  # a directory that only a sweep wrote: each swept check's first point stands in
+        results = [stab_points[cid][0][2] for cid in sorted(stab_points)]
     if not results:
         where = f"{results_dir}" + (f" for paper {paper!r}" if paper else "")
         if unreadable:
@@ -848,9 +853,6 @@ def build_report(results_dir: str | os.PathLike = "results", out: str | os.PathL
         if progress is not None:
             progress(len(results), len(results), "typesetting")
 
-        from reports.stability import load_stability, stability_page
-
-        stab_rows, stab_points = load_stability(results_dir, paper)  # fedverify sweep's points, if any
         front = _front(results, built, paper, results_dir, unreadable, stab_rows)
         checks: list[str] = []
         flow: set[int] = set()  # section indices that follow on the same page (a paper's checks after its first)

@@ -46,3 +46,17 @@ def test_no_sweep_no_stability(tmp_path):
     build_report(tmp_path, out=tmp_path / "r.pdf", typst_source=src)
     text = src.read_text()
     assert "[*stability*]" not in text and "Verdict stability" not in text
+
+
+def test_a_directory_only_a_sweep_wrote_is_reported(tmp_path):
+    """The README's recipe sweeps into a fresh directory (grid points only, no top-level Result) and then reports
+    it: each swept check gets its section from its first point, and the stability page with the success curve."""
+    st = ResultStore(tmp_path)
+    for s in range(2):
+        for m in (10, 40):
+            st.save(make("zz2020.c02", seed=s, success=(m == 40)), {"seed": s, "m": m}, seed=s, grid={"m": m})
+    assert not ResultStore(tmp_path).load_all()[0]  # nothing at the top level
+    src = tmp_path / "r.typ"
+    build_report(tmp_path, out=tmp_path / "r.pdf", typst_source=src)
+    text = src.read_text()
+    assert "zz2020\\.c02" in text and "= Verdict stability" in text and "success probability" in text
