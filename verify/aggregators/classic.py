@@ -124,6 +124,16 @@ def krum_scores_exact(X: torch.Tensor, k: int) -> torch.Tensor:
     return sort_clients(pairwise_sq_distances(X), -1)[:, :, 1:k + 1].sum(-1)
 
 
+def gram_error_factor(d: int) -> float:
+    """c = 8 (d + 4) u: a squared distance from the Gram identity, D~ = n_i + n_j - 2 <x_i, x_j> (norms and dot
+    product summed in any order, d terms each), and the square of the exact-difference distance (cdist's d-term
+    sum of squared differences, its sqrt) both lie within about (2 gamma_d + 6u)(n_i + n_j) of ||x_i - x_j||^2,
+    so |D~ - cdist^2| <= c (n_i + n_j), about twice the sum of the two. The one rounding rule of every Gram-identity
+    shortcut with an exact-difference recheck (Krum's scores here; Threshold-Clustering's balls in
+    verify/algorithms/threshold_clustering.py)."""
+    return 8.0 * (d + 4) * _EPS64
+
+
 #: Below this many all-pairs terms (R N^2 d) Krum's scores are computed by exact differences directly.
 KRUM_GRAM_MIN_TERMS = 0
 
@@ -133,7 +143,7 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     order, ties by index), and a mask ``[R, N]`` of the rows whose score is the exact-difference one.
 
     Distances by the Gram identity D~_ij = n_i + n_j - 2 g_ij (g = X X^T by a matrix product, n_i = g_ii, so
-    D~_ii = 0 exactly). Rounding bound: each g_ij is a d-term dot product, so D~_ij is within
+    D~_ii = 0 exactly). Rounding bound (:func:`gram_error_factor`): each g_ij is a d-term dot product, so D~_ij is within
     (2 gamma_d + 4u)(n_i + n_j) of ||x_i - x_j||^2 (gamma_d = d u / (1 - d u)); the exact-difference
     reference (cdist's d-term sum of squares, its sqrt and the square) is within (2 gamma_d + 6u)(n_i + n_j)
     of it too (||x_i - x_j||^2 <= 2(n_i + n_j)); we use E_ij = 8 (d + 4) u (n_i + n_j), about twice the sum
@@ -164,7 +174,7 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     np.maximum(D, 0.0, out=D)
     ii = np.arange(N)
     D[:, ii, ii] = 0.0
-    E = (8.0 * (d + 4) * _EPS64) * (nrm[:, :, None] + nrm[:, None, :])
+    E = gram_error_factor(d) * (nrm[:, :, None] + nrm[:, None, :])
     score = np.sort(D, axis=-1)[:, :, 1:k + 1].sum(-1)
     if not np.isfinite(score).all():
         return krum_scores_exact(X, k), everything
