@@ -287,3 +287,31 @@ def test_step_cache_skips_and_falls_back():
     with _exact_only():
         ref, _ = threshold_clustering(Zinf, V0, radius, 4)
     torch.testing.assert_close(threshold_clustering(Zinf, V0, radius, 4)[0], ref, rtol=0, atol=0, equal_nan=True)
+
+
+def test_c_balls_are_the_torch_balls():
+    """The plain-C pass over the dot products (verify/algorithms/tc_balls.c, built by make setup) decides the same
+    balls as the torch ops, and the clusterings with and without it are bitwise equal."""
+    from verify.algorithms import tc_c
+
+    if tc_c.build() is None or tc_c.kernel() is None:
+        pytest.skip("no C compiler")
+    g = torch.Generator().manual_seed(24)
+    saved = os.environ.get("FEDVERIFY_TC_C")
+    try:
+        for Z, V0, tau in _tc_cases(g):
+            t = torch.full((Z.shape[0], V0.shape[1], 1), tau, dtype=Z.dtype)
+            out = {}
+            for flag in ("0", "1"):
+                os.environ["FEDVERIFY_TC_C"] = flag
+                out[flag] = (tc_module.gram_balls(Z, V0, t, (Z * Z).sum(-1), want_slack=True),
+                             threshold_clustering(Z, V0, tc_module.Radius.fixed(tau), 6)[0])
+            (b0, s0), v0 = out["0"]
+            (b1, s1), v1 = out["1"]
+            assert torch.equal(b0, b1) and torch.equal(v0, v1)
+            assert torch.allclose(s0, s1, rtol=1e-6, atol=1e-9)
+    finally:
+        if saved is None:
+            os.environ.pop("FEDVERIFY_TC_C", None)
+        else:
+            os.environ["FEDVERIFY_TC_C"] = saved

@@ -172,6 +172,15 @@ def gram_applies(Z: torch.Tensor, V: torch.Tensor, tau: torch.Tensor | None) -> 
 _GRAM_MAX_SQ = 1e280
 
 
+def _c_kernel(z: torch.Tensor, v: torch.Tensor):
+    """The plain-C balls (verify/algorithms/tc_c.py) when built and applicable (CPU float64), else None."""
+    if z.device.type != "cpu" or v.device.type != "cpu":
+        return None
+    from verify.algorithms.tc_c import kernel
+
+    return kernel()
+
+
 def _gram_safe(sq: torch.Tensor) -> bool:
     """Squared norms the Gram test takes: finite and below ``_GRAM_MAX_SQ``."""
     return sq.numel() == 0 or (bool(torch.isfinite(sq).all()) and float(sq.max()) < _GRAM_MAX_SQ)
@@ -204,13 +213,27 @@ def gram_balls(z: torch.Tensor, v: torch.Tensor, tau: torch.Tensor, z_sq: torch.
     if not checked and not (_gram_safe(z_max) and _gram_safe(v_sq)):
         return None
     t2 = tau * tau  # [r, K, 1]
-    D = torch.baddbmm(v_sq + z_sq[:, None, :], v, z.transpose(1, 2), alpha=-2.0)
-    D -= t2
-    inside = D <= 0
     bound = gram_error_factor(z.shape[-1]) * (v_sq + z_max) + (4.0 * _EPS64) * t2
-    D.abs_()
-    unsure = D <= bound
-    if recheck and bool(unsure.any()):
+    lib = _c_kernel(z, v)
+    if lib is not None:  # the same quantities in one pass over the dot products (verify/algorithms/tc_balls.c)
+        r, N, _ = z.shape
+        K = v.shape[1]
+        g = torch.bmm(v, z.transpose(1, 2))  # [r, K, N], contiguous
+        z_sq = z_sq.contiguous()
+        vs, tt, bb = (x.reshape(r, K).contiguous() for x in (v_sq.expand(r, K, 1), t2.expand(r, K, 1), bound))
+        inside = torch.empty(r, K, N, dtype=torch.bool)
+        unsure = torch.empty(r, K, N, dtype=torch.bool)
+        gap = torch.empty(r, K, dtype=torch.float64)
+        any_unsure = lib(r, K, N, *(x.data_ptr() for x in (g, z_sq, vs, tt, bb, inside, unsure, gap))) > 0
+    else:
+        D = torch.baddbmm(v_sq + z_sq[:, None, :], v, z.transpose(1, 2), alpha=-2.0)
+        D -= t2
+        inside = D <= 0
+        D.abs_()
+        unsure = D <= bound
+        any_unsure = bool(unsure.any())
+        gap = D.amin(-1) if D.shape[-1] else torch.full_like(bound[..., 0], math.inf)
+    if recheck and any_unsure:
         r, k, i = unsure.nonzero(as_tuple=True)
         dist = torch.cdist(v[r, k][:, None], z[r, i][:, None], compute_mode="donot_use_mm_for_euclid_dist")[:, 0, 0]
         t = tau[r, k, 0]
@@ -218,13 +241,17 @@ def gram_balls(z: torch.Tensor, v: torch.Tensor, tau: torch.Tensor, z_sq: torch.
     if not want_slack:
         return inside
     # every point's true squared distance is at least `gap` away from tau^2 (<= 0: some point is too near to say)
-    gap = D.amin(-1) - bound[..., 0] if D.shape[-1] else torch.full_like(bound[..., 0], math.inf)
+    gap = gap - bound.reshape(gap.shape)
     t = tau[..., 0]
     return inside, torch.where(gap > 0, torch.sqrt(t * t + gap.clamp_min(0)) - t, torch.zeros_like(t))
 
 
 #: The steps ahead (inf: the limit, the ball's mean) at which :class:`StepCache` anchors a recomputed center too.
 AHEAD = (1, 2, math.inf)
+
+
+#: Sum blocks whose balls :class:`StepCache` recomputes in one go (fewer, larger calls; the sums stay per block).
+GROUP = 2
 
 
 class StepCache:
@@ -281,7 +308,8 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     (tests/verify/test_threshold_clustering.py compares it with the torch step). Otherwise the rows are
     processed in blocks of ``TC_BLOCK_BYTES`` of points: the balls (float64 with tau known beforehand: by the
     Gram identity with a rounding bound and an exact-difference recheck of the pairs it cannot decide,
-    :func:`gram_balls`; otherwise exact-difference distances and the inclusive or strict test) and the masked
+    :func:`gram_balls`, and with a ``cache`` (:class:`StepCache`, which :func:`threshold_clustering` makes) only
+    where they may have changed; otherwise exact-difference distances and the inclusive or strict test) and the masked
     sum ``bmm(w, Z)`` read a block while it is in cache. The balls are bitwise those of the exact-difference
     test and every output bitwise that of the one-block exact computation (the same masked-sum arithmetic on
     the same rows; tests/verify/test_threshold_clustering.py). ``z_sq``: the points' squared norms
@@ -351,18 +379,24 @@ def _cached_sums(Z, V, tau, inclusive: bool, cache: StepCache, rows: int) -> Non
     stale = None if fresh or not (cache.z_safe and v_safe) else cache.stale_rows(V)
     if stale is not None and stale.numel() == 0:
         return
-    if stale is None or 2 * stale.numel() > R:  # most rows: in place, block by block, each while in cache
-        starts = range(0, R, rows) if stale is None else (torch.unique(stale // rows) * rows).tolist()
+    if stale is None or 2 * stale.numel() > R:  # most rows: in place, GROUP sum blocks at a time, while in cache
+        span = rows * GROUP
+        starts = range(0, R, span) if stale is None else (torch.unique(stale // span) * span).tolist()
         for s in starts:
-            b = slice(s, s + rows)
+            b = slice(s, s + span)
             z = Z[b]
             if fresh:
                 torch.sum(z * z, -1, out=cache.z_sq[b])
                 torch.amax(cache.z_sq[b], -1, out=cache.z_max[b, 0, 0])
                 cache.z_safe = cache.z_safe and _gram_safe(cache.z_max[b])
             safe = cache.z_safe and v_safe
-            _reanchor(cache, b, z, V[b], tau[b, :, None], inclusive, safe,
-                      lambda changed, s=s: _block_sums(cache, Z, s, rows) if fresh or bool(changed.any()) else None)
+
+            def sums(changed, s=s):  # the sum blocks of this group in which a ball changed (all at the first step)
+                for j in range(0, changed.numel(), rows):
+                    if fresh or bool(changed[j:j + rows].any()):
+                        _block_sums(cache, Z, s + j, rows)
+
+            _reanchor(cache, b, z, V[b], tau[b, :, None], inclusive, safe, sums)
         return
 
     def sums(changed):  # the blocks of the replicates whose balls changed
