@@ -1,5 +1,6 @@
-"""The plain-C Threshold-Clustering balls (``tc_balls.c``): built by ``make setup`` (gcc, about a second), loaded
-with ctypes, never built lazily.
+"""The plain-C kernels: Threshold-Clustering's balls (``tc_balls.c``) and the aggregators' column sort
+(``verify/aggregators/sort_columns.c``), one library built by ``make setup`` (cc, about a second), loaded with ctypes,
+never built lazily.
 
 ``python -m verify.algorithms.tc_c`` compiles it (``cc -O3 -march=native -fopenmp-simd -shared``) into
 ``build/tc_c/<hash>/`` where the hash covers the source and the CPU's model and flags (-march=native code must not
@@ -19,7 +20,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-SOURCE = Path(__file__).with_name("tc_balls.c")
+SOURCES = [Path(__file__).with_name("tc_balls.c"), Path(__file__).parents[1] / "aggregators" / "sort_columns.c"]
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = ["-O3", "-march=native", "-fopenmp-simd", "-fno-math-errno", "-shared", "-fPIC"]
 
@@ -34,8 +35,8 @@ def _cpu() -> bytes:
 
 
 def library_path() -> Path:
-    tag = hashlib.sha256(SOURCE.read_bytes() + " ".join(FLAGS).encode() + _cpu()).hexdigest()[:16]
-    return Path(os.environ.get("FEDVERIFY_BUILD_DIR", ROOT / "build")) / "tc_c" / tag / "tc_balls.so"
+    tag = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + " ".join(FLAGS).encode() + _cpu()).hexdigest()[:16]
+    return Path(os.environ.get("FEDVERIFY_BUILD_DIR", ROOT / "build")) / "tc_c" / tag / "fedverify_c.so"
 
 
 @lru_cache(maxsize=1)
@@ -44,22 +45,35 @@ def _load():
     if not path.exists():
         return None
     lib = ctypes.CDLL(str(path))
-    f = lib.tc_gram_balls
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
-    f.argtypes = [i64, i64, i64] + [ptr] * 8
-    f.restype = i64
-    return f
+    lib.tc_gram_balls.argtypes = [i64, i64, i64] + [ptr] * 8
+    lib.tc_gram_balls.restype = i64
+    lib.sort_columns.argtypes = [ptr, i64, i64, i64]
+    lib.sort_columns.restype = None
+    return lib
 
 
-def kernel():
-    """``tc_gram_balls(R, K, N, g, z_sq, v_sq, t2, bound, inside, unsure, gap) -> unsure count`` (pointers to
-    contiguous float64 / bool data), or None."""
+def library():
+    """The loaded library (``tc_gram_balls``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
     if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
         return None
     try:
         return _load()
     except OSError:
         return None
+
+
+def kernel():
+    """``tc_gram_balls(R, K, N, g, z_sq, v_sq, t2, bound, inside, unsure, gap) -> unsure count`` (pointers to
+    contiguous float64 / bool data), or None."""
+    lib = library()
+    return None if lib is None else lib.tc_gram_balls
+
+
+def sort_columns():
+    """``sort_columns(x, N, C, tile)``: sorts the columns of a contiguous float64 ``[N, C]`` array in place, or None."""
+    lib = library()
+    return None if lib is None else lib.sort_columns
 
 
 def build(compiler: str | None = None) -> Path | None:
@@ -72,7 +86,7 @@ def build(compiler: str | None = None) -> Path | None:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
         try:
-            subprocess.run([cc, *FLAGS, str(SOURCE), "-o", str(tmp), "-lm"], check=True)
+            subprocess.run([cc, *FLAGS, *map(str, SOURCES), "-o", str(tmp), "-lm"], check=True)
         except (OSError, subprocess.CalledProcessError):
             return None
         os.replace(tmp, out)
