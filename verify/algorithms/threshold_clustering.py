@@ -150,18 +150,6 @@ def step_cache(Z: torch.Tensor, V: torch.Tensor, radius) -> StepCache | None:
     return StepCache(Z, V.shape[1], tau) if gram_applies(Z, V, tau) else None
 
 
-def point_sq_norms(Z: torch.Tensor) -> torch.Tensor:
-    """||z_i||^2 as ``[R, N]`` (in blocks of ``TC_BLOCK_BYTES``: no temporary the size of ``Z``); computed once per
-    clustering and passed to every step (:func:`step_sums`' ``z_sq``)."""
-    R, N, d = Z.shape
-    rows = max(1, min(R, TC_BLOCK_BYTES // max(1, N * d * Z.element_size())))
-    out = Z.new_empty(R, N)
-    for s in range(0, R, rows):
-        z = Z[s:s + rows]
-        torch.sum(z * z, -1, out=out[s:s + rows])
-    return out
-
-
 def gram_applies(Z: torch.Tensor, V: torch.Tensor, tau: torch.Tensor | None) -> bool:
     return (tau is not None and Z.shape[1] > 0 and bool(torch.isfinite(tau).all()) and float(tau.abs().max()) < 1e140
             and Z.dtype == torch.float64 and V.dtype == torch.float64 and not Z.requires_grad
@@ -268,10 +256,12 @@ class StepCache:
     change: v <- v + (|S|/N)(mean_S - v) puts it at mean_S + (1 - |S|/N)^j (v - mean_S) after j steps (``AHEAD``;
     j = inf is the mean), so when those points have the same ball and their neighbourhoods cover the segment, no
     later step recomputes it. A center is skipped when it lies within the slack of any anchor whose ball is the
-    stored one (the others get slack 0). The masked sums of the row blocks of :func:`step_sums` in which a ball changed. torch's ``bmm`` does not give
-    bitwise the same numbers for a matrix whatever the batch it comes in, so a sum is always the same call on the
-    same block as without the cache, and a block whose balls did not change keeps the bits of that call. Every
-    output is bitwise what a step without the cache gives (tests/verify/test_threshold_clustering.py)."""
+    stored one (the others get slack 0). A step then recomputes the masked sums of the row blocks of
+    :func:`step_sums` in which a ball changed: torch's ``bmm`` does not give bitwise the same numbers for a matrix
+    whatever the batch it comes in, so a sum is always the same call on the same block as without the cache, and a
+    block whose balls did not change keeps the bits of that call. Every output is bitwise what a step without the
+    cache gives (tests/verify/test_threshold_clustering.py). With few centers (``EXACT_MAX_K``) the balls and
+    slacks come from exact differences (:func:`exact_balls`) instead."""
 
     def __init__(self, Z: torch.Tensor, K: int, tau: torch.Tensor):
         R, N, d = Z.shape
@@ -292,13 +282,13 @@ class StepCache:
         from verify.aggregators.classic import gram_error_factor
 
         c = gram_error_factor(V.shape[-1])
-        moved = torch.linalg.vector_norm(V[:, None] - self.anchor, dim=-1)  # [R, 2, K]
+        moved = torch.linalg.vector_norm(V[:, None] - self.anchor, dim=-1)  # [R, 1 + len(AHEAD), K]
         safe = moved * (1.0 + c) + c * self.tau[:, None] < self.slack * (1.0 - c)
         return (~safe.any(1).all(-1)).nonzero()[:, 0]
 
 
 def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = True, want_inside: bool = False,
-              z_sq: torch.Tensor | None = None, cache: StepCache | None = None):
+              cache: StepCache | None = None):
     """The in-ball sums ``[R, K, d]``, counts ``[R, K, 1]``, radii ``[R, K]`` and (``want_inside``) the balls
     ``[R, K, N]`` of one step of eq. (24).
 
@@ -312,8 +302,7 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     where they may have changed; otherwise exact-difference distances and the inclusive or strict test) and the masked
     sum ``bmm(w, Z)`` read a block while it is in cache. The balls are bitwise those of the exact-difference
     test and every output bitwise that of the one-block exact computation (the same masked-sum arithmetic on
-    the same rows; tests/verify/test_threshold_clustering.py). ``z_sq``: the points' squared norms
-    (:func:`point_sq_norms`), when the caller has them."""
+    the same rows; tests/verify/test_threshold_clustering.py)."""
     R, N, d = Z.shape
     K = V.shape[1]
     tau = static_radius(radius, R, K, Z)
@@ -338,8 +327,7 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
         z, t = Z[s:s + rows], tau[s:s + rows, :, None]
         inside = None
         if gram and K > STEP_EXACT_MAX_K:
-            zs = z_sq[s:s + rows] if z_sq is not None else (z * z).sum(-1)
-            inside = gram_balls(z, V[s:s + rows], t, zs, inclusive)
+            inside = gram_balls(z, V[s:s + rows], t, (z * z).sum(-1), inclusive)
         if inside is None:
             dists = distances(V[s:s + rows], z)
             inside = dists <= t if inclusive else dists < t
@@ -436,7 +424,7 @@ def _cached_sums(Z, V, tau, inclusive: bool, cache: StepCache, rows: int) -> Non
 def _reanchor(cache: StepCache, idx, z, v, t, inclusive: bool, safe: bool, sums) -> None:
     """New anchors for the replicates ``idx`` (a slice or an index tensor; ``z``, ``v``, ``t`` their points, centers,
     radii): their balls at ``v``, ``sums(changed [r])`` to bring the masked sums up to date, then the balls at the
-    means of the new balls (the second anchors)."""
+    points ``AHEAD`` on the way to the means of the new balls (the other anchors)."""
     z_sq, z_max = cache.z_sq[idx], cache.z_max[idx]
     inside, slack = _balls(z, v, t, z_sq, z_max, inclusive, safe)
     changed = (inside != cache.inside[idx]).flatten(1).any(1)
@@ -466,14 +454,11 @@ def threshold_step(
     attack: Attack | None = None,
     step: int = 1,
     want_inside: bool = False,
-    z_sq: torch.Tensor | None = None,
     cache: StepCache | None = None,
 ):
     """One step of eq. (24) for ``V [R, K, d]`` on points ``Z [R, N, d]``; with ``want_inside`` also the balls
-    ``[R, K, N]`` of the step (the points averaged, Byzantine ones aside). ``z_sq``, ``cache``: as in
-    :func:`step_sums`."""
-    in_sum, count, tau, inside = step_sums(Z, V, radius, inclusive=inclusive, want_inside=want_inside, z_sq=z_sq,
-                                           cache=cache)
+    ``[R, K, N]`` of the step (the points averaged, Byzantine ones aside). ``cache``: as in :func:`step_sums`."""
+    in_sum, count, tau, inside = step_sums(Z, V, radius, inclusive=inclusive, want_inside=want_inside, cache=cache)
     n_total = Z.shape[1]
     if attack is not None:
         B = attack(V, tau, step)  # [R, K, b, d]
