@@ -74,8 +74,6 @@ def _per_sorted_block(X: torch.Tensor, reduce) -> torch.Tensor:
     network = _network_sort() if X.dtype == torch.float64 and N <= SORT_NETWORK_MAX_N else None
     if network is not None:
         sort = lambda x: _sort_by_network(x, network)  # noqa: E731
-    elif cb >= d:
-        sort = _sort_transposed
     else:
         sort = lambda x: np.sort(x, axis=1)  # noqa: E731
     if rb >= R and cb >= d:
@@ -110,16 +108,6 @@ def _sort_by_network(x: np.ndarray, network) -> np.ndarray:
     for i in range(r):
         network(out[i].ctypes.data, N, c, tile)
     return out
-
-
-def _sort_transposed(x: np.ndarray) -> np.ndarray:
-    """``np.sort(x, axis=1)`` for a block ``[r, N, d]`` of whole replicates: transposed to ``[r, d, N]`` so that each
-    column is sorted in place where it lies, then transposed back (the same values in the same layout; 3.7x faster
-    at [16, 500, 100], no slower at N in {20, 100}; slower than numpy's strided sort for column blocks of large d,
-    which keep that)."""
-    t = np.ascontiguousarray(x.transpose(0, 2, 1))
-    t.sort(axis=-1)
-    return np.ascontiguousarray(t.transpose(0, 2, 1))
 
 
 def _check(X: torch.Tensor, f: int, need: int = 0) -> tuple[int, int, int]:
