@@ -1,7 +1,8 @@
 # fedverify: set-up, main job, tests. Everything the project needs is installed from here.
 #   make report   set up (if needed), run the quick suite, write report.pdf
 #   make test     set up (if needed), run the default test suite (< 10 min on 2 cores)
-#   make native   build the optional fused Threshold-Clustering kernel (C++; ~3 min)
+#   make native   build the optional fused Threshold-Clustering kernel (C++; ~3 min); setup builds the
+#                 plain-C Threshold-Clustering balls (verify/algorithms/tc_c.py, about a second; torch without a compiler)
 # TORCH picks the torch requirement; the default is the CPU build that installs offline here.
 # Users with GPUs: make setup TORCH='torch==2.13.0' PIP_EXTRA='--index-url https://download.pytorch.org/whl/cu124'
 
@@ -26,6 +27,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet $(PIP_EXTRA) "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m pip install --quiet --no-deps 'byzfl==0.0.11'
+	-$(BIN)/python -m verify.algorithms.tc_c
 	@touch $(STAMP)
 
 # the fused Threshold-Clustering kernel (g++, about 3 minutes to compile on 2 cores, so not part of setup:

@@ -14,6 +14,7 @@ as tests/verify/test_byzfl_crosscheck.py does.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -46,11 +47,24 @@ def byzfl_aggregators():
     return importlib.import_module("byzfl.aggregators.aggregators")
 
 
+def one_thread():
+    """Every thread pool on one thread while a pair is timed: torch's, and numpy's BLAS (OpenBLAS starts one thread
+    per core otherwise, which made the numpy side's small products 2x faster on an idle machine and 30x slower on a
+    busy one), by threadpoolctl when it is installed (scikit-learn brings it)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1)
+
+
 def interleaved(baseline, ours, runs: int, warmup: int = 1) -> dict:
     """Median seconds of ``baseline`` and ``ours`` run alternately ``runs`` times each (after ``warmup``
-    rounds), single thread; the ratio is the median of the per-round ratios."""
+    rounds), single thread (torch and numpy's BLAS); the ratio is the median of the per-round ratios."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
+    limits = one_thread()
+    limits.__enter__()
     try:
         for _ in range(warmup):
             out_b, out_f = baseline(), ours()
@@ -64,6 +78,7 @@ def interleaved(baseline, ours, runs: int, warmup: int = 1) -> dict:
             tb.append(t1 - t0)
             tf.append(t2 - t1)
     finally:
+        limits.__exit__(None, None, None)
         torch.set_num_threads(threads)
     return {"baseline_s": statistics.median(tb), "fedverify_s": statistics.median(tf),
             "ratio": statistics.median(b / f for b, f in zip(tb, tf)), "runs": runs,

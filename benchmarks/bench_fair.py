@@ -5,8 +5,8 @@ Threshold-Clustering, one Federated-Clustering round and one su2022 Phase-2 roun
 The literal loops of bench_clustering.py, bench_werner2023.py and bench_su2022.py stay: they are the
 correctness oracles (the algorithms as printed) and the headline "literal-loop" ratios. Here every
 record has ``baseline: "fair-numpy"`` and its ``ratio`` is the MEDIAN over ``repeat`` interleaved pairs
-(fedverify, baseline, fedverify, baseline, ...) of baseline time / fedverify time, torch on one thread
-(run with OMP_NUM_THREADS=1 so that numpy's BLAS has one thread too; the record says what it had).
+(fedverify, baseline, fedverify, baseline, ...) of baseline time / fedverify time, torch and numpy's BLAS on one
+thread (bench_aggregators.one_thread).
 Each fair baseline must agree with fedverify to ``atol`` before it is timed.
 
     python benchmarks/bench_fair.py [--repeat K] [--json FILE]
@@ -97,10 +97,13 @@ def _record(name, size, baseline_desc, fv, base, fv_out, base_out, atol, repeat)
     diff = float(np.abs(np.asarray(fv_out) - np.asarray(base_out)).max())
     if diff > atol:
         raise AssertionError(f"{name}: fair baseline and fedverify disagree by {diff}")
+    from benchmarks.bench_aggregators import one_thread
+
     saved = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        t_fv, t_base = interleaved(fv, base, repeat)
+        with one_thread():  # numpy's BLAS on one thread too, whatever OMP_NUM_THREADS says
+            t_fv, t_base = interleaved(fv, base, repeat)
     finally:
         torch.set_num_threads(saved)
     ratios = [b / f for f, b in zip(t_fv, t_base)]
@@ -108,7 +111,7 @@ def _record(name, size, baseline_desc, fv, base, fv_out, base_out, atol, repeat)
             "baseline_s": statistics.median(t_base), "fedverify_s": statistics.median(t_fv),
             "ratio": statistics.median(ratios), "ratios": ratios, "max_abs_difference": diff,
             "timing": f"median of {repeat} interleaved single-thread pairs", "device": "cpu", "dtype": "float64",
-            "threads": {"torch": 1, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")}}
+            "threads": {"torch": 1, "blas": 1, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")}}
 
 
 def bench_tc_fair(device: str, repeat: int, R=64, N=1024, d=32, K=4, M=10) -> dict:

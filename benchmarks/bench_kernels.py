@@ -2,10 +2,11 @@
 step it replaced, and against the streaming floor (one pass over the points: ``Z.sum()``).
 
 fedverify's step is the fused C++ kernel when it is built (verify/algorithms/tc_native.py), else the
-blocked torch step; both are recorded (``fused_kernel``, ``blocked_torch_*``). The torch steps compute
-exact-difference distances (``cdist`` without the matrix-product shortcut), the inclusive
-test and the masked sum ``bmm(w, Z)``; the blocked one does it per block of rows that fits in the L2 cache, so
-the points stream from memory once. Outputs agree to 1e-12 (the kernel adds the in-ball points in
+blocked torch step; both are recorded (``fused_kernel``, ``blocked_torch_*``). The one-block step computes
+exact-difference distances (``cdist`` without the matrix-product shortcut), the inclusive test and the masked
+sum ``bmm(w, Z)``; the blocked one decides the same balls by the Gram identity with an exact recheck (issue 22)
+per block of rows that fits in the L2 cache, so the points stream from memory once. A single step, so no
+step cache. Outputs agree to 1e-12 (the kernel adds the in-ball points in
 another order than ``bmm``; the balls are the same). Shapes: an FC round's clustering (R N rows of
 N gradients, K = 1, d = 64) and a TC benchmark's (R = 64 replicates of N = 1024 points, K = 4, d = 32).
 Single thread, interleaved, medians; times per element of the all-pairs block (rows x K x N x d).
@@ -23,19 +24,23 @@ from verify.algorithms import tc_native
 from verify.algorithms import threshold_clustering as tc
 
 
-def _torch_step(Z, V, radius, block_bytes):
-    """The pure-torch step (fused kernel off) with row blocks of ``block_bytes``."""
-    saved, env = tc.TC_BLOCK_BYTES, os.environ.get("FEDVERIFY_TC_NATIVE")
+def _torch_step(Z, V, radius, block_bytes, exact: bool = False):
+    """The pure-torch step (fused kernel off) with row blocks of ``block_bytes``; ``exact``: exact-difference
+    distances for every pair (no Gram identity: the step before issue 22)."""
+    saved, env, gram = tc.TC_BLOCK_BYTES, os.environ.get("FEDVERIFY_TC_NATIVE"), tc.gram_applies
     tc.TC_BLOCK_BYTES, os.environ["FEDVERIFY_TC_NATIVE"] = block_bytes, "0"
+    if exact:
+        tc.gram_applies = lambda Z, V, tau: False
     try:
         return tc.threshold_step(Z, V, radius)
     finally:
-        tc.TC_BLOCK_BYTES = saved
+        tc.TC_BLOCK_BYTES, tc.gram_applies = saved, gram
         os.environ.pop("FEDVERIFY_TC_NATIVE") if env is None else os.environ.__setitem__("FEDVERIFY_TC_NATIVE", env)
 
 
 def _one_block_step(Z, V, radius):
-    return _torch_step(Z, V, radius, 1 << 62)
+    """The step as it was before the row blocks: exact differences for all rows, then the masked sum."""
+    return _torch_step(Z, V, radius, 1 << 62, exact=True)
 
 
 def bench_tc_step(rows: int, N: int, K: int, d: int, runs: int, label: str) -> dict:

@@ -5,6 +5,7 @@ included (hypothesis draws integer-valued inputs, which tie often), edge sizes, 
 from __future__ import annotations
 
 import contextlib
+import os
 
 import numpy as np
 import pytest
@@ -215,3 +216,34 @@ def test_torch_fallback_agrees_with_the_numpy_path():
     assert Xg.grad is not None and torch.equal(trimmed_mean(X, 2), trimmed_mean(Xg, 2).detach())
     Xi = X.to(torch.float16)  # a dtype numpy's path does not take
     assert torch.equal(sort_clients(Xi), Xi.sort(dim=1).values)
+
+
+def test_sorting_network_is_numpys_sort():
+    """The plain-C sorting network (verify/aggregators/sort_columns.c, N <= SORT_NETWORK_MAX_N) gives numpy's sorted
+    values, ties, infinities and every N up to the limit included; a block with a NaN goes to numpy's sort."""
+    from verify.algorithms import tc_c
+
+    if tc_c.build() is None or tc_c.sort_columns() is None:
+        pytest.skip("no C compiler")
+    net = tc_c.sort_columns()
+    rng = np.random.default_rng(5)
+    for N in range(1, classic.SORT_NETWORK_MAX_N + 1):
+        x = rng.integers(-3, 4, size=(3, N, 37)).astype(float)
+        x[0, 0, :5] = [np.inf, -np.inf, 0.0, -0.0, 1e308]
+        x[1] = rng.standard_normal((N, 37))
+        assert np.array_equal(classic._sort_by_network(x[:, :, 2:35], net), np.sort(x[:, :, 2:35], axis=1))
+    y = rng.standard_normal((2, 9, 5))
+    y[1, 3, 2] = np.nan
+    assert np.array_equal(classic._sort_by_network(y, net), np.sort(y, axis=1), equal_nan=True)
+    X = torch.from_numpy(rng.standard_normal((4, 20, 300)))
+    saved = os.environ.get("FEDVERIFY_TC_C")
+    try:
+        os.environ["FEDVERIFY_TC_C"] = "0"
+        ref = (trimmed_mean(X, 4), coordinate_median(X), meamed(X, 4))
+        os.environ["FEDVERIFY_TC_C"] = "1"
+        assert all(same(a, b) for a, b in zip(ref, (trimmed_mean(X, 4), coordinate_median(X), meamed(X, 4))))
+    finally:
+        if saved is None:
+            os.environ.pop("FEDVERIFY_TC_C", None)
+        else:
+            os.environ["FEDVERIFY_TC_C"] = saved

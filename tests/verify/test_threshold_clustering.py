@@ -214,3 +214,104 @@ def test_blocked_fc_step_with_per_replicate_radii_is_bitwise():
     with _tc_blocks(10**12):
         q2 = fc_clustering_step(G, tc_module.Radius.quantile(0.4), 3)
     assert torch.equal(q1.v, q2.v) and torch.equal(q1.ball, q2.ball)
+
+
+@contextlib.contextmanager
+def _exact_only():
+    """The exact-difference step (no Gram identity, hence no step cache): the step before issue 22."""
+    saved = tc_module.gram_applies
+    tc_module.gram_applies = lambda Z, V, tau: False
+    try:
+        yield
+    finally:
+        tc_module.gram_applies = saved
+
+
+def _tc_cases(g):
+    """Integer points with many exactly at tau = 2, clustered points (the cache skips most steps), points far from
+    the origin, and a spread cloud."""
+    lattice = torch.randint(-3, 4, (9, 40, 3), generator=g).double()
+    centers = 10.0 * torch.randn(6, 3, 8, generator=g, dtype=torch.float64)
+    clustered = centers[:, torch.randint(0, 3, (90,), generator=g)] + torch.randn(6, 90, 8, generator=g, dtype=torch.float64)
+    far = 1e6 + torch.randn(4, 30, 5, generator=g, dtype=torch.float64)
+    cloud = 3.0 * torch.randn(5, 60, 33, generator=g, dtype=torch.float64)
+    return [(lattice, lattice[:, :4].clone(), 2.0), (clustered, clustered[:, :3] + 0.5, 12.0),
+            (far, far[:, :2].clone(), 4.0), (cloud, cloud[:, :2].clone(), 3.0 * 33 ** 0.5)]
+
+
+@pytest.mark.parametrize("inclusive", [True, False])
+@pytest.mark.parametrize("block", [1, 2 * 40 * 3 * 8, 10**9])
+def test_gram_balls_and_step_cache_are_bitwise_the_exact_step(inclusive, block):
+    """Issue 22: the balls by the Gram identity (with the exact recheck of the pairs near tau) are the exact-difference
+    test's, and a clustering whose steps skip unchanged balls gives bitwise the exact step's history."""
+    g = torch.Generator().manual_seed(22)
+    for Z, V0, tau in _tc_cases(g):
+        radius = tc_module.Radius.fixed(tau)
+        exact, _ = tc_module.ball_membership(Z, V0, radius, inclusive=inclusive)
+        got = tc_module.gram_balls(Z, V0, torch.full((Z.shape[0], V0.shape[1], 1), tau, dtype=Z.dtype),
+                                   (Z * Z).sum(-1), inclusive)
+        assert torch.equal(got, exact)
+        with _tc_blocks(block):
+            with _exact_only():
+                _, h1 = threshold_clustering(Z, V0, radius, 9, inclusive=inclusive, record=True)
+                s1 = tc_module.threshold_step(Z, h1[-1], radius, inclusive=inclusive, want_inside=True)
+            _, h2 = threshold_clustering(Z, V0, radius, 9, inclusive=inclusive, record=True)
+            cache = tc_module.step_cache(Z, V0, radius)
+            s2 = None
+            V = V0
+            for _ in range(10):  # the FC pattern: steps sharing one cache, the last one asked for its balls
+                V, b = tc_module.threshold_step(Z, V, radius, inclusive=inclusive, want_inside=True, cache=cache)
+                s2 = (V, b)
+        assert torch.equal(h1, h2)
+        assert torch.equal(s1[0], s2[0]) and torch.equal(s1[1], s2[1])
+
+
+def test_step_cache_skips_and_falls_back():
+    g = torch.Generator().manual_seed(23)
+    _, (Z, V0, tau), _, _ = _tc_cases(g)
+    radius = tc_module.Radius.fixed(tau)
+    cache = tc_module.step_cache(Z, V0, radius)
+    V = V0
+    stale = []
+    for _ in range(8):
+        if not cache.fresh:
+            stale.append(int(cache.stale_rows(V).numel()))
+        V = tc_module.threshold_step(Z, V, radius, cache=cache)
+    assert stale[-1] == 0  # converged balls are not recomputed
+    # not applicable: quantile radii, float32, infinite tau; non-finite points take the exact test
+    assert tc_module.step_cache(Z, V0, Radius.quantile(0.3)) is None
+    assert tc_module.step_cache(Z.float(), V0.float(), radius) is None
+    assert tc_module.step_cache(Z, V0, Radius.fixed(float("inf"))) is None
+    Zinf = Z.clone()
+    Zinf[0, 5, 0] = float("inf")
+    with _exact_only():
+        ref, _ = threshold_clustering(Zinf, V0, radius, 4)
+    torch.testing.assert_close(threshold_clustering(Zinf, V0, radius, 4)[0], ref, rtol=0, atol=0, equal_nan=True)
+
+
+def test_c_balls_are_the_torch_balls():
+    """The plain-C pass over the dot products (verify/algorithms/tc_balls.c, built by make setup) decides the same
+    balls as the torch ops, and the clusterings with and without it are bitwise equal."""
+    from verify.algorithms import tc_c
+
+    if tc_c.build() is None or tc_c.kernel() is None:
+        pytest.skip("no C compiler")
+    g = torch.Generator().manual_seed(24)
+    saved = os.environ.get("FEDVERIFY_TC_C")
+    try:
+        for Z, V0, tau in _tc_cases(g):
+            t = torch.full((Z.shape[0], V0.shape[1], 1), tau, dtype=Z.dtype)
+            out = {}
+            for flag in ("0", "1"):
+                os.environ["FEDVERIFY_TC_C"] = flag
+                out[flag] = (tc_module.gram_balls(Z, V0, t, (Z * Z).sum(-1), want_slack=True),
+                             threshold_clustering(Z, V0, tc_module.Radius.fixed(tau), 6)[0])
+            (b0, s0), v0 = out["0"]
+            (b1, s1), v1 = out["1"]
+            assert torch.equal(b0, b1) and torch.equal(v0, v1)
+            assert torch.allclose(s0, s1, rtol=1e-6, atol=1e-9)
+    finally:
+        if saved is None:
+            os.environ.pop("FEDVERIFY_TC_C", None)
+        else:
+            os.environ["FEDVERIFY_TC_C"] = saved

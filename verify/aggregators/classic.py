@@ -23,6 +23,8 @@ exact-difference computation.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import torch
 
@@ -69,12 +71,42 @@ def _per_sorted_block(X: torch.Tensor, reduce) -> torch.Tensor:
     per_rep = N * d * X.element_size()
     rb = max(1, min(R, BLOCK_BYTES // max(per_rep, 1)))
     cb = d if rb > 1 else max(1, min(d, BLOCK_BYTES // (N * X.element_size())))
+    network = _network_sort() if X.dtype == torch.float64 and N <= SORT_NETWORK_MAX_N else None
+    if network is not None:
+        sort = lambda x: _sort_by_network(x, network)  # noqa: E731
+    else:
+        sort = lambda x: np.sort(x, axis=1)  # noqa: E731
     if rb >= R and cb >= d:
-        return reduce(torch.from_numpy(np.sort(Xn, axis=1)))
+        return reduce(torch.from_numpy(sort(Xn)))
     out = X.new_empty(R, d)
     for r0 in range(0, R, rb):
         for c0 in range(0, d, cb):
-            out[r0:r0 + rb, c0:c0 + cb] = reduce(torch.from_numpy(np.sort(Xn[r0:r0 + rb, :, c0:c0 + cb], axis=1)))
+            out[r0:r0 + rb, c0:c0 + cb] = reduce(torch.from_numpy(sort(Xn[r0:r0 + rb, :, c0:c0 + cb])))
+    return out
+
+
+#: Up to this many clients a float64 block is sorted by the plain-C sorting network (verify/aggregators/sort_columns.c,
+#: built by ``make setup``): 3x faster than numpy's per-column sort at N = 20, even at N = 50, slower at N = 100 (its
+#: N log^2 N compare-exchanges against numpy's SIMD quicksort).
+SORT_NETWORK_MAX_N = 32
+
+
+def _network_sort():
+    from verify.algorithms.tc_c import sort_columns
+
+    return sort_columns()
+
+
+def _sort_by_network(x: np.ndarray, network) -> np.ndarray:
+    """``np.sort(x, axis=1)`` for a float64 block ``[r, N, c]`` by the sorting network on a contiguous copy, column
+    tiles of 512 KB (numpy's sort when the block holds a NaN, which it puts last)."""
+    out = np.array(x, dtype=np.float64, order="C", copy=True)
+    if np.isnan(out).any():
+        return np.sort(x, axis=1)
+    r, N, c = out.shape
+    tile = max(8, ((1 << 19) // (8 * N)) // 8 * 8)
+    for i in range(r):
+        network(out[i].ctypes.data, N, c, tile)
     return out
 
 
@@ -124,6 +156,44 @@ def krum_scores_exact(X: torch.Tensor, k: int) -> torch.Tensor:
     return sort_clients(pairwise_sq_distances(X), -1)[:, :, 1:k + 1].sum(-1)
 
 
+def gram_error_factor(d: int) -> float:
+    """c = 8 (d + 4) u: a squared distance from the Gram identity, D~ = n_i + n_j - 2 <x_i, x_j> (norms and dot
+    product summed in any order, d terms each), and the square of the exact-difference distance (cdist's d-term
+    sum of squared differences, its sqrt) both lie within about (2 gamma_d + 6u)(n_i + n_j) of ||x_i - x_j||^2,
+    so |D~ - cdist^2| <= c (n_i + n_j), about twice the sum of the two. The one rounding rule of every Gram-identity
+    shortcut with an exact-difference recheck (Krum's scores here; Threshold-Clustering's balls in
+    verify/algorithms/threshold_clustering.py)."""
+    return 8.0 * (d + 4) * _EPS64
+
+
+#: Up to this many terms N^2 d per replicate, numpy's BLAS runs Krum's Gram product on one thread by itself.
+KRUM_NUMPY_GRAM_MAX = 1 << 16
+
+
+@lru_cache(maxsize=1)
+def _blas_controller():
+    """threadpoolctl's controller of numpy's BLAS (scikit-learn brings threadpoolctl), or None."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()
+
+
+def _gram(X: torch.Tensor, Xn: np.ndarray) -> np.ndarray:
+    """X X^T ``[R, N, N]`` (float64 CPU) by numpy's BLAS on as many threads as torch uses: OpenBLAS otherwise starts
+    a thread per core, which on a busy machine, torch on one thread, made a [16, 100, 100] product 30x slower; and
+    on one thread it is 1.5-3x faster than torch's bmm at [16, N, d], N in {20, 100, 500}, d in {100, 10^4}. Without
+    threadpoolctl, torch's bmm (on torch's threads)."""
+    R, N, d = X.shape
+    if N * N * d <= KRUM_NUMPY_GRAM_MAX:
+        return Xn @ Xn.transpose(0, 2, 1)
+    controller = _blas_controller()
+    if controller is None:
+        return torch.bmm(X, X.transpose(1, 2)).numpy()
+    with controller.limit(limits=torch.get_num_threads(), user_api="blas"):
+        return Xn @ Xn.transpose(0, 2, 1)
+
 #: Below this many all-pairs terms (R N^2 d) Krum's scores are computed by exact differences directly.
 KRUM_GRAM_MIN_TERMS = 0
 
@@ -133,7 +203,7 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     order, ties by index), and a mask ``[R, N]`` of the rows whose score is the exact-difference one.
 
     Distances by the Gram identity D~_ij = n_i + n_j - 2 g_ij (g = X X^T by a matrix product, n_i = g_ii, so
-    D~_ii = 0 exactly). Rounding bound: each g_ij is a d-term dot product, so D~_ij is within
+    D~_ii = 0 exactly). Rounding bound (:func:`gram_error_factor`): each g_ij is a d-term dot product, so D~_ij is within
     (2 gamma_d + 4u)(n_i + n_j) of ||x_i - x_j||^2 (gamma_d = d u / (1 - d u)); the exact-difference
     reference (cdist's d-term sum of squares, its sqrt and the square) is within (2 gamma_d + 6u)(n_i + n_j)
     of it too (||x_i - x_j||^2 <= 2(n_i + n_j)); we use E_ij = 8 (d + 4) u (n_i + n_j), about twice the sum
@@ -156,7 +226,7 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     if X.dtype != torch.float64 or not _numpy_ok(X) or R * N * N * d < KRUM_GRAM_MIN_TERMS:
         return krum_scores_exact(X, k), everything
     Xn = X.numpy()
-    D = Xn @ Xn.transpose(0, 2, 1)  # the Gram matrix, overwritten in place by the distances
+    D = _gram(X, Xn)  # the Gram matrix, overwritten in place by the distances
     nrm = np.diagonal(D, axis1=1, axis2=2).copy()  # [R, N]
     D *= -2.0
     D += nrm[:, :, None]
@@ -164,7 +234,7 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     np.maximum(D, 0.0, out=D)
     ii = np.arange(N)
     D[:, ii, ii] = 0.0
-    E = (8.0 * (d + 4) * _EPS64) * (nrm[:, :, None] + nrm[:, None, :])
+    E = gram_error_factor(d) * (nrm[:, :, None] + nrm[:, None, :])
     score = np.sort(D, axis=-1)[:, :, 1:k + 1].sum(-1)
     if not np.isfinite(score).all():
         return krum_scores_exact(X, k), everything

@@ -22,6 +22,7 @@ import torch
 
 from verify.algorithms.threshold_clustering import (
     Radius,
+    step_cache,
     threshold_clustering,
     threshold_step,
 )
@@ -90,9 +91,10 @@ def fc_clustering_step(G: torch.Tensor, radius, steps: int, *, own: torch.Tensor
         V0 = torch.diagonal(G, dim1=1, dim2=2).permute(0, 2, 1).reshape(R * N, 1, d)  # g_i(x_i)
     else:
         V0 = own.reshape(R * N, 1, d)
-    V_prev, _ = threshold_clustering(Z, V0, rad, steps - 1, attack=attack)
+    cache = step_cache(Z, V0, rad)  # the M steps share the points' norms and any ball that cannot have changed
+    V_prev, _ = threshold_clustering(Z, V0, rad, steps - 1, attack=attack, cache=cache)
     # the last step also returns its balls [R*N, 1, N] (the points averaged), from the same distances
-    V, ball = threshold_step(Z, V_prev, rad, attack=attack, step=steps, want_inside=True)
+    V, ball = threshold_step(Z, V_prev, rad, attack=attack, step=steps, want_inside=True, cache=cache)
     return FCStep(V.reshape(R, N, d), ball.reshape(R, N, N2))
 
 

@@ -98,11 +98,12 @@ def threshold_clustering(
     inclusive: bool = True,
     attack: Attack | None = None,
     record: bool = False,
+    cache: StepCache | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Run M = ``steps`` steps of eq. (24) for every replicate and center at once.
 
     Returns the final centers ``[R, K, d]`` and, if ``record``, the history ``[M+1, R, K, d]``
-    (step 0 is the initialisation).
+    (step 0 is the initialisation). ``cache``: a :class:`StepCache` to carry on with (one is made when it applies).
     """
     if Z.dim() != 3 or V0.dim() != 3 or Z.shape[0] != V0.shape[0] or Z.shape[2] != V0.shape[2]:
         raise InputError("shapes", f"expected Z [R,N,d] and V0 [R,K,d], got {tuple(Z.shape)} and {tuple(V0.shape)}")
@@ -110,8 +111,10 @@ def threshold_clustering(
         raise InputError("steps", f"must be >= 0, got {steps}")
     V = V0.clone()
     hist = [V.clone()] if record else None
+    if cache is None and steps > 1:
+        cache = step_cache(Z, V, radius)
     for step in range(1, steps + 1):
-        V = threshold_step(Z, V, radius, inclusive=inclusive, attack=attack, step=step)
+        V = threshold_step(Z, V, radius, inclusive=inclusive, attack=attack, step=step, cache=cache)
         if record:
             hist.append(V.clone())
     return V, (torch.stack(hist) if record else None)
@@ -140,7 +143,152 @@ def _native(Z: torch.Tensor, V: torch.Tensor, tau: torch.Tensor | None):
     return kernel()
 
 
-def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = True, want_inside: bool = False):
+def step_cache(Z: torch.Tensor, V: torch.Tensor, radius) -> StepCache | None:
+    """A :class:`StepCache` for the steps of one clustering of the points ``Z`` when it applies (float64, tau known
+    beforehand), else None."""
+    tau = static_radius(radius, Z.shape[0], V.shape[1], Z)
+    return StepCache(Z, V.shape[1], tau) if gram_applies(Z, V, tau) else None
+
+
+def gram_applies(Z: torch.Tensor, V: torch.Tensor, tau: torch.Tensor | None) -> bool:
+    return (tau is not None and Z.shape[1] > 0 and bool(torch.isfinite(tau).all()) and float(tau.abs().max()) < 1e140
+            and Z.dtype == torch.float64 and V.dtype == torch.float64 and not Z.requires_grad
+            and not V.requires_grad)
+
+
+#: The largest squared norm the Gram test takes (beyond it, or for non-finite points, the exact test runs).
+_GRAM_MAX_SQ = 1e280
+
+
+def _c_kernel(z: torch.Tensor, v: torch.Tensor):
+    """The plain-C balls (verify/algorithms/tc_c.py) when built and applicable (CPU float64), else None."""
+    if z.device.type != "cpu" or v.device.type != "cpu":
+        return None
+    from verify.algorithms.tc_c import kernel
+
+    return kernel()
+
+
+def _gram_safe(sq: torch.Tensor) -> bool:
+    """Squared norms the Gram test takes: finite and below ``_GRAM_MAX_SQ``."""
+    return sq.numel() == 0 or (bool(torch.isfinite(sq).all()) and float(sq.max()) < _GRAM_MAX_SQ)
+
+
+def gram_balls(z: torch.Tensor, v: torch.Tensor, tau: torch.Tensor, z_sq: torch.Tensor, inclusive: bool = True,
+               want_slack: bool = False, *, v_sq: torch.Tensor | None = None, z_max: torch.Tensor | None = None,
+               checked: bool = False, recheck: bool = True):
+    """``dist(v_k, z_i) <= tau_k`` (or ``<``) as bool ``[r, K, N]``, bitwise the exact-difference test of
+    :func:`ball_membership`, from the Gram identity: D~ = ||v||^2 + ||z||^2 - 2 <v, z> by one batched matrix
+    product, within E = c (||v_k||^2 + max_i ||z_i||^2) of the square of the exact-difference distance (c from
+    verify.aggregators.classic.gram_error_factor, the rule Krum's scores use). Pairs with |D~ - tau^2| > E + 4u tau^2
+    are decided by the sign of D~ - tau^2 (both tests agree there, inclusive or strict); the others (points within
+    about 1e-13 relative of the sphere, e.g. werner2023 Example 2's points exactly at tau) get their exact-difference
+    distance (cdist of those pairs, the same arithmetic as the full cdist) and the exact test. None when the inputs
+    are not finite or too large for the bound (the caller runs the exact test).
+
+    ``want_slack``: also the slack h ``[r, K]``: every point's true distance to v_k differs from tau_k by more than
+    h (from the gap min_i |D~_i - tau^2| less the bound; 0 when a pair needed the recheck), which
+    :class:`StepCache` uses to skip a ball that cannot have changed. ``v_sq [r, K, 1]``, ``z_max [r, 1, 1]``: the
+    centers' squared norms and the largest of the points', when the caller has them (``checked``: and has found
+    them finite and small enough). ``recheck=False`` leaves the undecided pairs to the sign of D~ - tau^2 (only
+    for the slack: it is 0 where a pair is undecided)."""
+    from verify.aggregators.classic import _EPS64, gram_error_factor
+
+    if v_sq is None:
+        v_sq = (v * v).sum(-1, keepdim=True)  # [r, K, 1]
+    if z_max is None:
+        z_max = z_sq.amax(-1)[:, None, None]  # [r, 1, 1]
+    if not checked and not (_gram_safe(z_max) and _gram_safe(v_sq)):
+        return None
+    t2 = tau * tau  # [r, K, 1]
+    bound = gram_error_factor(z.shape[-1]) * (v_sq + z_max) + (4.0 * _EPS64) * t2
+    lib = _c_kernel(z, v)
+    if lib is not None:  # the same quantities in one pass over the dot products (verify/algorithms/tc_balls.c)
+        r, N, _ = z.shape
+        K = v.shape[1]
+        g = torch.bmm(v, z.transpose(1, 2))  # [r, K, N], contiguous
+        z_sq = z_sq.contiguous()
+        vs, tt, bb = (x.reshape(r, K).contiguous() for x in (v_sq.expand(r, K, 1), t2.expand(r, K, 1), bound))
+        inside = torch.empty(r, K, N, dtype=torch.bool)
+        unsure = torch.empty(r, K, N, dtype=torch.bool)
+        gap = torch.empty(r, K, dtype=torch.float64)
+        any_unsure = lib(r, K, N, *(x.data_ptr() for x in (g, z_sq, vs, tt, bb, inside, unsure, gap))) > 0
+    else:
+        D = torch.baddbmm(v_sq + z_sq[:, None, :], v, z.transpose(1, 2), alpha=-2.0)
+        D -= t2
+        inside = D <= 0
+        D.abs_()
+        unsure = D <= bound
+        any_unsure = bool(unsure.any())
+        gap = D.amin(-1) if D.shape[-1] else torch.full_like(bound[..., 0], math.inf)
+    if recheck and any_unsure:
+        r, k, i = unsure.nonzero(as_tuple=True)
+        dist = torch.cdist(v[r, k][:, None], z[r, i][:, None], compute_mode="donot_use_mm_for_euclid_dist")[:, 0, 0]
+        t = tau[r, k, 0]
+        inside[r, k, i] = dist <= t if inclusive else dist < t
+    if not want_slack:
+        return inside
+    # every point's true squared distance is at least `gap` away from tau^2 (<= 0: some point is too near to say)
+    gap = gap - bound.reshape(gap.shape)
+    t = tau[..., 0]
+    return inside, torch.where(gap > 0, torch.sqrt(t * t + gap.clamp_min(0)) - t, torch.zeros_like(t))
+
+
+#: The steps ahead (inf: the limit, the ball's mean) at which :class:`StepCache` anchors a recomputed center too.
+AHEAD = (1, 2, math.inf)
+
+
+#: Sum blocks whose balls :class:`StepCache` recomputes in one go (fewer, larger calls; the sums stay per block).
+GROUP = 2
+
+
+class StepCache:
+    """What the steps of one Threshold-Clustering run on fixed points share when tau is known beforehand and the
+    balls come from :func:`gram_balls`: the points' squared norms, and per (replicate, center) the center a_k at
+    which its ball was last computed, that ball's mask and its slack h_k (every point's true distance to a_k is
+    more than h_k away from tau_k), and per replicate the in-ball sums and counts.
+
+    A center that has moved by m_k = ||v_k - a_k|| < h_k (less rounding margins) has every point's true distance
+    on the same side of tau_k as at a_k (triangle inequality) and more than the rounding of an exact-difference
+    distance away from it, so its ball is the one stored (the bounds of Elkan's and Hamerly's k-means): a step
+    recomputes the balls of the replicates with a center that cannot be skipped (they become the new anchors), and
+    with them, while the points are in cache, the balls at the points the center moves to while its ball does not
+    change: v <- v + (|S|/N)(mean_S - v) puts it at mean_S + (1 - |S|/N)^j (v - mean_S) after j steps (``AHEAD``;
+    j = inf is the mean), so when those points have the same ball and their neighbourhoods cover the segment, no
+    later step recomputes it. A center is skipped when it lies within the slack of any anchor whose ball is the
+    stored one (the others get slack 0). A step then recomputes the masked sums of the row blocks of
+    :func:`step_sums` in which a ball changed: torch's ``bmm`` does not give bitwise the same numbers for a matrix
+    whatever the batch it comes in, so a sum is always the same call on the same block as without the cache, and a
+    block whose balls did not change keeps the bits of that call. Every output is bitwise what a step without the
+    cache gives (tests/verify/test_threshold_clustering.py). With few centers (``EXACT_MAX_K``) the balls and
+    slacks come from exact differences (:func:`exact_balls`) instead."""
+
+    def __init__(self, Z: torch.Tensor, K: int, tau: torch.Tensor):
+        R, N, d = Z.shape
+        self.z_sq = Z.new_empty(R, N)  # the points' squared norms, filled block by block by the first step
+        self.z_max = Z.new_empty(R, 1, 1)
+        self.z_safe = True
+        self.tau = tau
+        # the center where the ball was computed, and the points it moves to while its ball does not change
+        self.anchor = Z.new_empty(R, 1 + len(AHEAD), K, d)
+        self.slack = Z.new_zeros(R, 1 + len(AHEAD), K)
+        self.in_sum = Z.new_empty(R, K, d)
+        self.count = Z.new_empty(R, K, 1)
+        self.inside = torch.empty(R, K, N, dtype=torch.bool, device=Z.device)
+        self.fresh = True
+
+    def stale_rows(self, V: torch.Tensor) -> torch.Tensor:
+        """The replicates whose balls may have changed since their anchors (a 1-D index tensor)."""
+        from verify.aggregators.classic import gram_error_factor
+
+        c = gram_error_factor(V.shape[-1])
+        moved = torch.linalg.vector_norm(V[:, None] - self.anchor, dim=-1)  # [R, 1 + len(AHEAD), K]
+        safe = moved * (1.0 + c) + c * self.tau[:, None] < self.slack * (1.0 - c)
+        return (~safe.any(1).all(-1)).nonzero()[:, 0]
+
+
+def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = True, want_inside: bool = False,
+              cache: StepCache | None = None):
     """The in-ball sums ``[R, K, d]``, counts ``[R, K, 1]``, radii ``[R, K]`` and (``want_inside``) the balls
     ``[R, K, N]`` of one step of eq. (24).
 
@@ -148,11 +296,13 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     verify/algorithms/tc_native.py), it computes all of this in one pass over the points: the same
     exact-difference distances and test, each point added to its in-ball sums while it is in L1
     (tests/verify/test_threshold_clustering.py compares it with the torch step). Otherwise the rows are
-    processed in blocks of
-    ``TC_BLOCK_BYTES`` of points: exact-difference distances, the inclusive (or strict) test and the
-    masked sum ``bmm(w, Z)`` all read a block while it is in cache. Every output is bitwise that of the
-    one-block computation (the same operations on the same rows; tests/verify/test_threshold_clustering.py);
-    the step runs 1.5-2.5x faster at FC and TC sizes (benchmarks/bench_kernels.py)."""
+    processed in blocks of ``TC_BLOCK_BYTES`` of points: the balls (float64 with tau known beforehand: by the
+    Gram identity with a rounding bound and an exact-difference recheck of the pairs it cannot decide,
+    :func:`gram_balls`, and with a ``cache`` (:class:`StepCache`, which :func:`threshold_clustering` makes) only
+    where they may have changed; otherwise exact-difference distances and the inclusive or strict test) and the masked
+    sum ``bmm(w, Z)`` read a block while it is in cache. The balls are bitwise those of the exact-difference
+    test and every output bitwise that of the one-block exact computation (the same masked-sum arithmetic on
+    the same rows; tests/verify/test_threshold_clustering.py)."""
     R, N, d = Z.shape
     K = V.shape[1]
     tau = static_radius(radius, R, K, Z)
@@ -160,8 +310,13 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     if native is not None:
         S, C, inside = native.tc_sums(Z.contiguous(), V.contiguous(), tau.contiguous(), inclusive, want_inside)
         return S, C, tau, (inside if want_inside else None)
+    gram = gram_applies(Z, V, tau)
     rows = R if tau is None else max(1, min(R, TC_BLOCK_BYTES // max(1, N * d * Z.element_size())))
-    if rows >= R:
+    if gram and cache is not None and torch.equal(cache.tau, tau):
+        _cached_sums(Z, V, tau, inclusive, cache, rows)
+        return (cache.in_sum.clone(), cache.count.clone(), tau,
+                cache.inside.clone() if want_inside else None)
+    if rows >= R and not gram:
         inside, tau = ball_membership(Z, V, radius, inclusive=inclusive)
         w = inside.to(Z.dtype)
         return torch.bmm(w, Z), w.sum(-1, keepdim=True), tau, (inside if want_inside else None)
@@ -170,14 +325,124 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     inside_all = torch.empty(R, K, N, dtype=torch.bool, device=Z.device) if want_inside else None
     for s in range(0, R, rows):
         z, t = Z[s:s + rows], tau[s:s + rows, :, None]
-        dists = distances(V[s:s + rows], z)
-        inside = dists <= t if inclusive else dists < t
+        inside = None
+        if gram and K > STEP_EXACT_MAX_K:
+            inside = gram_balls(z, V[s:s + rows], t, (z * z).sum(-1), inclusive)
+        if inside is None:
+            dists = distances(V[s:s + rows], z)
+            inside = dists <= t if inclusive else dists < t
         w = inside.to(Z.dtype)
         torch.bmm(w, z, out=in_sum[s:s + rows])
         torch.sum(w, -1, keepdim=True, out=count[s:s + rows])
         if want_inside:
             inside_all[s:s + rows] = inside
     return in_sum, count, tau, inside_all
+
+
+#: Up to this many centers a row, :class:`StepCache` decides balls by exact differences (cdist), beyond it by the
+#: Gram identity: a one-center product costs more than the distances (an FC step, K = 1, d = 64, ran 2x slower).
+EXACT_MAX_K = 1
+#: The same for a step without a cache (no slacks to compute): exact differences up to K = 4 (a TC step, K = 4,
+#: d = 32: 3.5 ms against 4.1 ms by the Gram identity; with the cache's slacks the Gram identity wins, 12.8 ms
+#: against 14.0 ms for a 10-step clustering).
+STEP_EXACT_MAX_K = 4
+
+
+def exact_balls(z, v, t, inclusive: bool = True):
+    """The exact-difference balls ``[r, K, N]`` and their slacks ``[r, K]``: every point's true distance to v_k is
+    more than h_k away from tau_k, with h_k = min_i (|dist_i - tau_k| - c dist_i) (an exact-difference distance is
+    within (d + 4) u of the true one relative; c = verify.aggregators.classic.gram_error_factor is 8 (d + 4) u)."""
+    from verify.aggregators.classic import gram_error_factor
+
+    dists = distances(v, z)
+    inside = dists <= t if inclusive else dists < t
+    if dists.shape[-1] == 0:
+        return inside, torch.full_like(t[..., 0], math.inf)
+    gap = ((dists - t).abs_() - gram_error_factor(z.shape[-1]) * dists).amin(-1)
+    return inside, torch.nan_to_num(gap.clamp_min_(0.0), nan=0.0)
+
+
+def _balls(z, v, t, z_sq, z_max, inclusive: bool, safe: bool, recheck: bool = True):
+    """The balls ``[r, K, N]`` and slacks ``[r, K]`` of a few replicates: :func:`exact_balls` for few centers,
+    :func:`gram_balls` for more, the exact test with slack 0 (never skipped) when the Gram test does not apply."""
+    if safe and v.shape[1] <= EXACT_MAX_K:
+        return exact_balls(z, v, t, inclusive)
+    got = gram_balls(z, v, t, z_sq, inclusive, want_slack=True, z_max=z_max, checked=True,
+                     recheck=recheck) if safe else None
+    if got is None:
+        dists = distances(v, z)
+        return (dists <= t if inclusive else dists < t), torch.zeros_like(t[..., 0])
+    return got
+
+
+def _block_sums(cache: StepCache, Z: torch.Tensor, s: int, rows: int) -> None:
+    """The masked sums and counts of the block of ``rows`` replicates from ``s`` (the same call as
+    :func:`step_sums`)."""
+    b = slice(s, s + rows)
+    w = cache.inside[b].to(Z.dtype)
+    torch.bmm(w, Z[b], out=cache.in_sum[b])
+    torch.sum(w, -1, keepdim=True, out=cache.count[b])
+
+
+def _cached_sums(Z, V, tau, inclusive: bool, cache: StepCache, rows: int) -> None:
+    """Bring ``cache`` up to date for the centers ``V`` (see :class:`StepCache`); ``rows``: the block size of
+    :func:`step_sums`."""
+    R = Z.shape[0]
+    fresh, cache.fresh = cache.fresh, False
+    v_safe = _gram_safe((V * V).sum(-1))
+    stale = None if fresh or not (cache.z_safe and v_safe) else cache.stale_rows(V)
+    if stale is not None and stale.numel() == 0:
+        return
+    if stale is None or 2 * stale.numel() > R:  # most rows: in place, GROUP sum blocks at a time, while in cache
+        span = rows * GROUP
+        starts = range(0, R, span) if stale is None else (torch.unique(stale // span) * span).tolist()
+        for s in starts:
+            b = slice(s, s + span)
+            z = Z[b]
+            if fresh:
+                torch.sum(z * z, -1, out=cache.z_sq[b])
+                torch.amax(cache.z_sq[b], -1, out=cache.z_max[b, 0, 0])
+                cache.z_safe = cache.z_safe and _gram_safe(cache.z_max[b])
+            safe = cache.z_safe and v_safe
+
+            def sums(changed, s=s):  # the sum blocks of this group in which a ball changed (all at the first step)
+                for j in range(0, changed.numel(), rows):
+                    if fresh or bool(changed[j:j + rows].any()):
+                        _block_sums(cache, Z, s + j, rows)
+
+            _reanchor(cache, b, z, V[b], tau[b, :, None], inclusive, safe, sums)
+        return
+
+    def sums(changed):  # the blocks of the replicates whose balls changed
+        for s in (torch.unique(stale[changed] // rows) * rows).tolist():
+            _block_sums(cache, Z, s, rows)
+
+    _reanchor(cache, stale, Z.index_select(0, stale), V.index_select(0, stale), tau.index_select(0, stale)[..., None],
+              inclusive, True, sums)
+
+
+def _reanchor(cache: StepCache, idx, z, v, t, inclusive: bool, safe: bool, sums) -> None:
+    """New anchors for the replicates ``idx`` (a slice or an index tensor; ``z``, ``v``, ``t`` their points, centers,
+    radii): their balls at ``v``, ``sums(changed [r])`` to bring the masked sums up to date, then the balls at the
+    points ``AHEAD`` on the way to the means of the new balls (the other anchors)."""
+    z_sq, z_max = cache.z_sq[idx], cache.z_max[idx]
+    inside, slack = _balls(z, v, t, z_sq, z_max, inclusive, safe)
+    changed = (inside != cache.inside[idx]).flatten(1).any(1)
+    cache.inside[idx] = inside
+    sums(changed)
+    count = cache.count[idx]
+    mean = cache.in_sum[idx] / count.clamp_min(1.0)
+    keep = 1.0 - count / z.shape[1]  # [r, K, 1]
+    ahead = [mean if math.isinf(j) else mean + keep ** j * (v - mean) for j in AHEAD]
+    A, K = len(ahead), v.shape[1]
+    slack_a = torch.zeros_like(slack).repeat(1, A)
+    if safe:  # the balls there need no recheck: a point too near tau leaves that anchor with slack 0
+        got = _balls(z, torch.cat(ahead, 1), t.repeat(1, A, 1), z_sq, z_max, inclusive, safe, recheck=False)
+        if got is not None:
+            same = (got[0].unflatten(1, (A, K)) == inside[:, None]).all(-1).flatten(1)
+            slack_a = torch.where(same, got[1], slack_a)
+    cache.anchor[idx] = torch.stack([v, *ahead], 1)
+    cache.slack[idx] = torch.cat([slack[:, None], slack_a.unflatten(1, (A, K))], 1)
 
 
 def threshold_step(
@@ -189,10 +454,11 @@ def threshold_step(
     attack: Attack | None = None,
     step: int = 1,
     want_inside: bool = False,
+    cache: StepCache | None = None,
 ):
     """One step of eq. (24) for ``V [R, K, d]`` on points ``Z [R, N, d]``; with ``want_inside`` also the balls
-    ``[R, K, N]`` of the step (the points averaged, Byzantine ones aside)."""
-    in_sum, count, tau, inside = step_sums(Z, V, radius, inclusive=inclusive, want_inside=want_inside)
+    ``[R, K, N]`` of the step (the points averaged, Byzantine ones aside). ``cache``: as in :func:`step_sums`."""
+    in_sum, count, tau, inside = step_sums(Z, V, radius, inclusive=inclusive, want_inside=want_inside, cache=cache)
     n_total = Z.shape[1]
     if attack is not None:
         B = attack(V, tau, step)  # [R, K, b, d]

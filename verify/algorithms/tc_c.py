@@ -1,0 +1,99 @@
+"""The plain-C kernels: Threshold-Clustering's balls (``tc_balls.c``) and the aggregators' column sort
+(``verify/aggregators/sort_columns.c``), one library built by ``make setup`` (cc, about a second), loaded with ctypes,
+never built lazily.
+
+``python -m verify.algorithms.tc_c`` compiles it (``cc -O3 -march=native -fopenmp-simd -shared``) into
+``build/tc_c/<hash>/`` where the hash covers the source and the CPU's model and flags (-march=native code must not
+run on another CPU), so a stale build is never loaded. :func:`kernel` returns the loaded library or None (not built,
+no compiler, or ``FEDVERIFY_TC_C=0``); verify/algorithms/threshold_clustering.py then computes the same balls with
+torch (:func:`verify.algorithms.threshold_clustering.gram_balls`; tests/verify/test_threshold_clustering.py compares
+the two).
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+SOURCES = [Path(__file__).with_name("tc_balls.c"), Path(__file__).parents[1] / "aggregators" / "sort_columns.c"]
+ROOT = Path(__file__).resolve().parents[2]
+FLAGS = ["-O3", "-march=native", "-fopenmp-simd", "-fno-math-errno", "-shared", "-fPIC"]
+
+
+def _cpu() -> bytes:
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+        return "\n".join(sorted({ln for ln in lines if ln.startswith(("model name", "flags"))})).encode()
+    except OSError:
+        import platform
+        return (platform.machine() + platform.processor()).encode()
+
+
+def library_path() -> Path:
+    tag = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + " ".join(FLAGS).encode() + _cpu()).hexdigest()[:16]
+    return Path(os.environ.get("FEDVERIFY_BUILD_DIR", ROOT / "build")) / "tc_c" / tag / "fedverify_c.so"
+
+
+@lru_cache(maxsize=1)
+def _load():
+    path = library_path()
+    if not path.exists():
+        return None
+    lib = ctypes.CDLL(str(path))
+    i64, ptr = ctypes.c_int64, ctypes.c_void_p
+    lib.tc_gram_balls.argtypes = [i64, i64, i64] + [ptr] * 8
+    lib.tc_gram_balls.restype = i64
+    lib.sort_columns.argtypes = [ptr, i64, i64, i64]
+    lib.sort_columns.restype = None
+    return lib
+
+
+def library():
+    """The loaded library (``tc_gram_balls``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
+    if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
+        return None
+    try:
+        return _load()
+    except OSError:
+        return None
+
+
+def kernel():
+    """``tc_gram_balls(R, K, N, g, z_sq, v_sq, t2, bound, inside, unsure, gap) -> unsure count`` (pointers to
+    contiguous float64 / bool data), or None."""
+    lib = library()
+    return None if lib is None else lib.tc_gram_balls
+
+
+def sort_columns():
+    """``sort_columns(x, N, C, tile)``: sorts the columns of a contiguous float64 ``[N, C]`` array in place, or None."""
+    lib = library()
+    return None if lib is None else lib.sort_columns
+
+
+def build(compiler: str | None = None) -> Path | None:
+    """Compile the kernel into :func:`library_path` (idempotent); None when there is no C compiler or it fails."""
+    cc = compiler or os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return None
+    out = library_path()
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            subprocess.run([cc, *FLAGS, *map(str, SOURCES), "-o", str(tmp), "-lm"], check=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        os.replace(tmp, out)
+    _load.cache_clear()
+    return out
+
+
+if __name__ == "__main__":
+    path = build()
+    print(path if path else "no C compiler: the Threshold-Clustering balls run in torch", file=sys.stderr)
