@@ -25,7 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FLAGS = ["-O3", "-march=native", "-fopenmp-simd", "-fno-math-errno", "-shared", "-fPIC"]
 
 
-def _cpu() -> bytes:
+def cpu_fingerprint() -> bytes:
+    """The CPU's model and instruction-set flags: every -march=native build is keyed by it (such code must not
+    run on another CPU)."""
     try:
         lines = Path("/proc/cpuinfo").read_text().splitlines()
         return "\n".join(sorted({ln for ln in lines if ln.startswith(("model name", "flags"))})).encode()
@@ -35,8 +37,13 @@ def _cpu() -> bytes:
 
 
 def library_path() -> Path:
-    tag = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + " ".join(FLAGS).encode() + _cpu()).hexdigest()[:16]
-    return Path(os.environ.get("FEDVERIFY_BUILD_DIR", ROOT / "build")) / "tc_c" / tag / "fedverify_c.so"
+    tag = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES) + " ".join(FLAGS).encode() + cpu_fingerprint()).hexdigest()[:16]
+    return build_root() / "tc_c" / tag / "fedverify_c.so"
+
+
+def build_root() -> Path:
+    """Where compiled kernels go: ``$FEDVERIFY_BUILD_DIR``, else ``build/`` in the checkout."""
+    return Path(os.environ.get("FEDVERIFY_BUILD_DIR", ROOT / "build"))
 
 
 @lru_cache(maxsize=1)

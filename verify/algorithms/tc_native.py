@@ -23,24 +23,15 @@ from pathlib import Path
 
 import torch
 
+from verify.algorithms.tc_c import build_root, cpu_fingerprint
+
 NAME = "fedverify_tc_native"
 SOURCE = Path(__file__).with_name("tc_native.cpp")
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _cpu() -> bytes:
-    """The CPU's model and instruction-set flags (-march=native code must not run on another CPU)."""
-    try:
-        lines = Path("/proc/cpuinfo").read_text().splitlines()
-        return "\n".join(sorted({ln for ln in lines if ln.startswith(("model name", "flags"))})).encode()
-    except OSError:
-        import platform
-        return (platform.machine() + platform.processor()).encode()
 
 
 def build_dir() -> Path:
-    tag = hashlib.sha256(SOURCE.read_bytes() + torch.__version__.encode() + sys.version.encode() + _cpu()).hexdigest()[:16]
-    return Path(os.environ.get("FEDVERIFY_BUILD_DIR", ROOT / "build")) / "tc_native" / tag
+    tag = hashlib.sha256(SOURCE.read_bytes() + torch.__version__.encode() + sys.version.encode() + cpu_fingerprint()).hexdigest()[:16]
+    return build_root() / "tc_native" / tag
 
 
 @lru_cache(maxsize=1)
