@@ -2,8 +2,9 @@
 
 * ``random``: uniform points of the cube (the baseline every method is compared with at the same budget);
 * ``cma``: CMA-ES (pycma), restarted with a doubled population (IPOP) until the budget is spent; each
-  generation is scored as one batch. The first run starts at the check's planted instance when it has one (scored
-  first, so a search never reports less than the planted ratio), every restart after it at a random point;
+  generation is scored as one batch. The check's planted instance, when it has one, is scored first (so a search
+  never reports less than the planted ratio); each run starts at a random point (starting at the planted instance
+  cost allouah2025.c11 0.313 -> 0.276 at its default budget);
 * ``gradient``: Adam ascent through the objective's torch form, from a batch of random starts in logit
   coordinates (u = sigmoid(z), so every iterate stays in the cube; the planted instance is the first start); integer coordinates stay at their
   random draw. Needs ``Objective(torch=...)``.
@@ -90,12 +91,10 @@ def cma_search(ev: Evaluator, rng: np.random.Generator, sigma0: float = 0.3) -> 
 
     n = ev.space.size
     popsize = 4 + int(3 * math.log(max(n, 1)))
-    start = ev.start
-    if start is not None:
-        ev(start[None])  # the planted instance is scored as it is
+    if ev.start is not None:
+        ev(ev.start[None])  # the planted instance is scored as it is (not a start: a poor one slowed CMA down)
     while ev.left > 0:
-        x0 = start if start is not None else (rng.random(n) if n > 1 else np.array([rng.random()]))
-        start = None
+        x0 = rng.random(n) if n > 1 else np.array([rng.random()])
         opts = {"bounds": [0.0, 1.0], "popsize": popsize, "seed": int(rng.integers(1, 2**31 - 1)), "verbose": -9,
                 "maxfevals": ev.left, "tolfun": 1e-13, "tolx": 1e-12, "tolflatfitness": 3}
         if n == 1:  # pycma needs two coordinates: a dummy one, ignored
