@@ -330,7 +330,7 @@ def _run_on_cluster(args, specs, store, workers: int) -> int:
     try:
         outcomes = run_points([Point(s.id, args.seed, {}) for s in specs], {s.id: s for s in specs}, settings=settings,
                               store=store, force=args.force, workers=workers, top_level=True,
-                              on_outcome=on_outcome, priority=priority)
+                              on_outcome=on_outcome, priority=priority, share_here=True)
     except KeyboardInterrupt:
         if bar:
             bar.close()

@@ -292,12 +292,15 @@ def _worker_plugin():
 
 def run_points(points: list[Point], specs: dict, *, settings: dict, store: ResultStore, force: bool = False,
                workers: int = 1, scheduler: str | None = None, imports: tuple = (), top_level: bool = False,
-               on_outcome: Callable[[Outcome], None] | None = None, priority: dict | None = None) -> list[Outcome]:
+               on_outcome: Callable[[Outcome], None] | None = None, priority: dict | None = None,
+               share_here: bool = False) -> list[Outcome]:
     """Run every point not already stored under its rerun key; store each Result as it arrives.
 
     ``top_level``: store at the check's top-level file whatever the seed (``fedverify run``), else at
     the point (``fedverify sweep``). ``priority``: a number per check id (bigger starts first; the
-    stored wall time is a good one, so that long checks do not finish last). Returns one
+    stored wall time is a good one, so that long checks do not finish last). ``share_here`` (a local cluster
+    only): this process runs points too, beside ``workers - 1`` worker processes (it has imported the checks
+    already, so one worker's start is saved). Returns one
     :class:`Outcome` per point, in the order of ``points``.
     """
     on_outcome = on_outcome or (lambda o: None)
@@ -331,33 +334,140 @@ def run_points(points: list[Point], specs: dict, *, settings: dict, store: Resul
         outcomes[p.key] = o
         on_outcome(o)
 
+    run_here = _runner_here(specs, settings, finish)
     if todo and workers <= 1 and scheduler is None:
-        import traceback as tbmod
-
         for p, key in todo:
-            try:
-                spec = specs[p.check_id]
-                ctx = Context(seed=p.seed, **settings)
-                res = spec.run(ctx, **p.grid)
-                payload = {"result": res.to_dict(), "arrays": dict(res.arrays), "run_config": point_key(spec, ctx, p.grid),
-                           "worker": "in-process"}
-            except Exception as exc:  # noqa: BLE001 - one failed point does not stop the others
-                finish(p, key, None, exc, tbmod.format_exc())
-                continue
-            finish(p, key, payload)
+            run_here(p, key)
     elif todo:
         _run_on_dask(todo, settings=settings, workers=workers, scheduler=scheduler, imports=imports,
-                     finish=finish, priority=priority or {})
+                     finish=finish, priority=priority or {}, run_here=run_here if share_here else None)
     return [outcomes[p.key] for p in points if p.key in outcomes]
 
 
-def _run_on_dask(todo, *, settings, workers, scheduler, imports, finish, priority) -> None:
+def _runner_here(specs, settings, finish):
+    """``run(point, key)`` in this process: the Result (or the failure) goes to ``finish``."""
+    import traceback as tbmod
+
+    def run(p, key) -> None:
+        try:
+            spec = specs[p.check_id]
+            ctx = Context(seed=p.seed, **settings)
+            res = spec.run(ctx, **p.grid)
+            payload = {"result": res.to_dict(), "arrays": dict(res.arrays), "run_config": point_key(spec, ctx, p.grid),
+                       "worker": "in-process"}
+        except Exception as exc:  # noqa: BLE001 - one failed point does not stop the others
+            finish(p, key, None, exc, tbmod.format_exc())
+            return
+        finish(p, key, payload)
+
+    return run
+
+
+def _run_on_dask(todo, *, settings, workers, scheduler, imports, finish, priority, run_here=None) -> None:
     import dask
     import distributed  # noqa: F401 - its defaults in dask.config first, or leaving the block below drops them
 
     with dask.config.set(DASK_CONFIG):
+        if run_here is not None and scheduler is None and min(workers, len(todo)) > 1:
+            _shared_loop(todo, settings=settings, workers=min(workers, len(todo)), imports=imports, finish=finish,
+                         priority=priority, run_here=run_here)
+            return
         _dask_loop(todo, settings=settings, workers=workers, scheduler=scheduler, imports=imports, finish=finish,
                    priority=priority)
+
+
+def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here) -> None:
+    """``workers - 1`` worker processes and this process take the points from one queue, longest first. A
+    worker's next point is submitted when its last one finishes (from Dask's callback thread); Results are
+    stored here, between this process's own points, so ``finish`` runs in one thread only."""
+    import queue
+    import threading
+    from collections import deque
+
+    import dask
+    import torch
+    from distributed import Client
+
+    order = sorted(todo, key=lambda t: -priority.get(t[0].check_id, 0))
+    pending, lock, done = deque(order), threading.Lock(), queue.Queue()
+    token = uuid.uuid4().hex[:8]
+    futures: dict = {}
+
+    inflight = [0]  # points taken for a worker and not settled yet (a callback may hold one not in futures yet)
+
+    def take(for_worker: bool = False):
+        with lock:
+            if not pending:
+                return None
+            inflight[0] += for_worker
+            return pending.popleft()
+
+    def settle(f) -> None:
+        p, key = futures.pop(f)
+        with lock:
+            inflight[0] -= 1
+        if f.status == "finished":
+            finish(p, key, f.result())
+        else:
+            import traceback as tbmod
+
+            exc = f.exception()
+            finish(p, key, None, exc, "".join(tbmod.format_exception(type(exc), exc, f.traceback())))
+        f.release()
+
+    threads = torch.get_num_threads()
+    started: dict = {}  # the cluster and its client, or the error that stopped them
+
+    def submit() -> None:
+        item = take(for_worker=True)
+        if item is None:
+            return
+        p, key = item
+        f = started["client"].submit(run_point, p.check_id, p.seed, p.grid, settings, tuple(imports), pure=False,
+                                     key=f"fedverify-{p.check_id}-s{p.seed}-{grid_key(p.grid) or 'default'}-{token}")
+        futures[f] = (p, key)
+        f.add_done_callback(lambda fut: (done.put(fut), submit()))
+
+    def start_workers() -> None:  # in a thread: this process runs points while the workers start
+        try:
+            with dask.config.set(DASK_CONFIG):
+                started["cluster"] = local_cluster(workers - 1)
+                started["client"] = Client(started["cluster"])
+                started["client"].register_plugin(_worker_plugin())
+            for _ in range(workers - 1):
+                submit()
+        except BaseException as exc:  # noqa: BLE001 - raised again in the main thread
+            started["error"] = exc
+
+    starter = threading.Thread(target=start_workers, name="fedverify-workers", daemon=True)
+    starter.start()
+    one_thread()  # this process is one of the workers now
+    try:
+        while True:
+            while not done.empty():
+                settle(done.get())
+            item = take()
+            if item is None:
+                break
+            run_here(*item)
+        starter.join()
+        if "error" in started:
+            raise started["error"]
+        while inflight[0]:
+            settle(done.get())
+    except BaseException:
+        with lock:
+            pending.clear()  # no callback submits another point
+        for f in list(futures):
+            f.cancel()
+        raise
+    finally:
+        torch.set_num_threads(threads)
+        starter.join()
+        if "client" in started:
+            started["client"].close()
+        if "cluster" in started:
+            started["cluster"].close()
 
 
 def _dask_loop(todo, *, settings, workers, scheduler, imports, finish, priority) -> None:
