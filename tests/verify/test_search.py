@@ -158,6 +158,7 @@ def test_werner_lemma1_max_form_is_found_from_a_random_start(tmp_path):
     spec = get("werner2023.c18")
     rep = search(spec, Context(seed=3), results=tmp_path)
     assert rep.worst_ratio > 1 and rep.result.verdict.value == "violated"
+    assert rep.worst_ratio > 10 * rep.planted_ratio  # found by the search, not by scoring the planted instance
     f = rep.result.finding
     assert f.kind == "discrepancy" and "c = " in f.witness and "fedverify search werner2023.c18" in f.reproduce
     # the witness on disk re-scores to the same ratio, and lies inside the claim's constraint
