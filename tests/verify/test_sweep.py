@@ -218,3 +218,18 @@ def test_run_with_two_workers_equals_run_in_process(capsys, tmp_path, one_torch_
     assert docs["1"] == docs["2"]
     code = cli.main(["run", *CHEAP, "--workers", "2", "--results", str(tmp_path / "2")])
     assert code == 0 and capsys.readouterr().out.count("(stored; --force reruns)") == 2
+
+
+def test_this_process_and_a_worker_share_one_queue(tmp_path, one_torch_thread):
+    """`run --workers 2`'s path (share_here): this process and one worker process take the points from one queue;
+    every point arrives once, both took some, and each Result equals the sequential one."""
+    ref = sequential(tmp_path, CHEAP, [0, 1, 2, 3])
+    specs = select(list(CHEAP))
+    outs = run_points(points_for(specs, [0, 1, 2, 3], {}), {s.id: s for s in specs}, settings=SETTINGS,
+                      store=ResultStore(tmp_path / "shared"), workers=2, share_here=True)
+    assert [o.status for o in outs] == ["ran"] * 8
+    got = {(o.point.check_id, o.point.seed): comparable(o.result.to_dict()) for o in outs}
+    assert got == ref
+    where = {o.worker == "in-process" for o in outs}
+    assert True in where  # this process ran points while the worker started
+    assert torch.get_num_threads() == 1  # the fixture's setting is given back
