@@ -1,4 +1,4 @@
-/* Sorting the columns of a row-major [N, C] float64 array in place (the client axis of a coordinate-wise
+/* Sorting the columns of row-major [N, C] float64 arrays in place (the client axis of a coordinate-wise
  * aggregator), plain C, one thread: Batcher's odd-even merge network (any N), each compare-exchange a min and a max
  * over a tile of columns (vectorised across coordinates; the tile stays in L1). A network sorts: the values come out
  * as any sort gives them (verify/aggregators/classic.py uses it for N <= SORT_NETWORK_MAX_N without NaN, where it
@@ -22,9 +22,12 @@ static void sort_tile(double *x, int64_t n, int64_t stride, int64_t w) {
           }
 }
 
-void sort_columns(double *x, int64_t n, int64_t cols, int64_t tile) {
-  for (int64_t c0 = 0; c0 < cols; c0 += tile) {
-    const int64_t w = cols - c0 < tile ? cols - c0 : tile;
-    sort_tile(x + c0, n, cols, w);
-  }
+/* Sorts each of the `blocks` consecutive row-major [n, cols] arrays of x along its rows (a [blocks, n, cols] block
+ * of replicates, one call). */
+void sort_columns(double *x, int64_t blocks, int64_t n, int64_t cols, int64_t tile) {
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t c0 = 0; c0 < cols; c0 += tile) {
+      const int64_t w = cols - c0 < tile ? cols - c0 : tile;
+      sort_tile(x + b * n * cols + c0, n, cols, w);
+    }
 }

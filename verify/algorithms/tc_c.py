@@ -55,7 +55,7 @@ def _load():
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
     lib.tc_gram_balls.argtypes = [i64, i64, i64] + [ptr] * 8
     lib.tc_gram_balls.restype = i64
-    lib.sort_columns.argtypes = [ptr, i64, i64, i64]
+    lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]
     lib.sort_columns.restype = None
     return lib
 
@@ -78,7 +78,8 @@ def kernel():
 
 
 def sort_columns():
-    """``sort_columns(x, N, C, tile)``: sorts the columns of a contiguous float64 ``[N, C]`` array in place, or None."""
+    """``sort_columns(x, B, N, C, tile)``: sorts the columns of each ``[N, C]`` array of a contiguous float64
+    ``[B, N, C]`` array in place, or None."""
     lib = library()
     return None if lib is None else lib.sort_columns
 
