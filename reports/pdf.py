@@ -603,7 +603,7 @@ def _front_table(results: list[Result], stability: dict | None = None) -> str:
             escape(fmt_duration(_wall(r))),
         ])
     stab = ["stability"] if stability else []
-    # kind and expected verdict stand in each check's section; here the title gets the width (12 -> 7 pages, 178 checks)
+    # kind and expected verdict stand in each check's section; here the title gets the width (12 -> 6 pages, 178 checks)
     return table(["check", "paper ref.", "title", "verdict", "as expected", *stab, "wall time"], rows,
                  columns=["auto", "1fr", "2.4fr", "auto", "auto", *(["auto"] * len(stab)), "auto"],
                  align=["left", "left", "left", "left", "center", *(["right"] * len(stab)), "right"],

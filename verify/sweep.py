@@ -376,6 +376,24 @@ def _run_on_dask(todo, *, settings, workers, scheduler, imports, finish, priorit
                    priority=priority)
 
 
+def _submit(client, p: Point, settings: dict, imports, token: str, **kw):
+    """One point as one Dask task (keyed by check, seed, grid point and the run's token)."""
+    return client.submit(run_point, p.check_id, p.seed, p.grid, settings, tuple(imports), pure=False,
+                         key=f"fedverify-{p.check_id}-s{p.seed}-{grid_key(p.grid) or 'default'}-{token}", **kw)
+
+
+def _settle(f, p: Point, key: dict, finish) -> None:
+    """A finished task's Result (or its error and the worker's traceback) to ``finish``; the future is released."""
+    if f.status == "finished":
+        finish(p, key, f.result())
+    else:
+        import traceback as tbmod
+
+        exc = f.exception()
+        finish(p, key, None, exc, "".join(tbmod.format_exception(type(exc), exc, f.traceback())))
+    f.release()
+
+
 def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here) -> None:
     """``workers - 1`` worker processes and this process take the points from one queue, longest first. A
     worker's next point is submitted when its last one finishes (from Dask's callback thread); Results are
@@ -384,7 +402,6 @@ def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here
     import threading
     from collections import deque
 
-    import dask
     import torch
     from distributed import Client
 
@@ -392,7 +409,6 @@ def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here
     pending, lock, done = deque(order), threading.Lock(), queue.Queue()
     token = uuid.uuid4().hex[:8]
     futures: dict = {}
-
     inflight = [0]  # points taken for a worker and not settled yet (a callback may hold one not in futures yet)
 
     def take(for_worker: bool = False):
@@ -406,14 +422,7 @@ def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here
         p, key = futures.pop(f)
         with lock:
             inflight[0] -= 1
-        if f.status == "finished":
-            finish(p, key, f.result())
-        else:
-            import traceback as tbmod
-
-            exc = f.exception()
-            finish(p, key, None, exc, "".join(tbmod.format_exception(type(exc), exc, f.traceback())))
-        f.release()
+        _settle(f, p, key, finish)
 
     threads = torch.get_num_threads()
     started: dict = {}  # the cluster and its client, or the error that stopped them
@@ -423,17 +432,15 @@ def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here
         if item is None:
             return
         p, key = item
-        f = started["client"].submit(run_point, p.check_id, p.seed, p.grid, settings, tuple(imports), pure=False,
-                                     key=f"fedverify-{p.check_id}-s{p.seed}-{grid_key(p.grid) or 'default'}-{token}")
+        f = _submit(started["client"], p, settings, imports, token)
         futures[f] = (p, key)
         f.add_done_callback(lambda fut: (done.put(fut), submit()))
 
     def start_workers() -> None:  # in a thread: this process runs points while the workers start
-        try:
-            with dask.config.set(DASK_CONFIG):
-                started["cluster"] = local_cluster(workers - 1)
-                started["client"] = Client(started["cluster"])
-                started["client"].register_plugin(_worker_plugin())
+        try:  # (under _run_on_dask's DASK_CONFIG: this thread is joined inside it)
+            started["cluster"] = local_cluster(workers - 1)
+            started["client"] = Client(started["cluster"])
+            started["client"].register_plugin(_worker_plugin())
             for _ in range(workers - 1):
                 submit()
         except BaseException as exc:  # noqa: BLE001 - raised again in the main thread
@@ -488,22 +495,10 @@ def _dask_loop(todo, *, settings, workers, scheduler, imports, finish, priority)
             token = uuid.uuid4().hex[:8]
             futures = {}
             for p, key in todo:
-                f = client.submit(run_point, p.check_id, p.seed, p.grid, settings, tuple(imports),
-                                  key=f"fedverify-{p.check_id}-s{p.seed}-{grid_key(p.grid) or 'default'}-{token}",
-                                  pure=False, priority=priority.get(p.check_id, 0))
-                futures[f] = (p, key)
+                futures[_submit(client, p, settings, imports, token, priority=priority.get(p.check_id, 0))] = (p, key)
             try:
                 for f in as_completed(list(futures)):
-                    p, key = futures[f]
-                    if f.status == "finished":
-                        finish(p, key, f.result())
-                    else:
-                        exc = f.exception()
-                        import traceback as tbmod
-
-                        tb = "".join(tbmod.format_exception(type(exc), exc, f.traceback()))
-                        finish(p, key, None, exc, tb)
-                    f.release()
+                    _settle(f, *futures[f], finish)
             except BaseException:
                 for f in futures:
                     f.cancel()

@@ -5,9 +5,9 @@
   generation is scored as one batch. The check's planted instance, when it has one, is scored first (so a search
   never reports less than the planted ratio); each run starts at a random point (starting at the planted instance
   cost allouah2025.c11 0.313 -> 0.276 at its default budget);
-* ``gradient``: Adam ascent through the objective's torch form, from a batch of random starts in logit
-  coordinates (u = sigmoid(z), so every iterate stays in the cube; the planted instance is the first start); integer coordinates stay at their
-  random draw. Needs ``Objective(torch=...)``.
+* ``gradient``: Adam ascent through the objective's torch form, from a batch of starts in logit coordinates
+  (u = sigmoid(z), so every iterate stays in the cube): the planted instance, then random points; integer
+  coordinates stay at their start. Needs ``Objective(torch=...)``.
   (u = sigmoid(z) stretched slightly past [0, 1] and clamped, so that the faces are reached.)
 
 An :class:`Evaluator` scores points, counts evaluations, leaves out points outside the claim's constraint
