@@ -115,6 +115,7 @@ def x01_pep_certification(ctx: Context, *, lemma_fedavg: Bound = B.KAPPA_AVG, le
             verdicts.append(v)
         rows.append({"method": label, "mu_over_L": ratio, "E": E, "gamma": gamma, "worst_case": wc.value,
                      "worst_case_bracket": [wc.lower, wc.upper], "quadratic_rho2": quad, "solver_status": wc.status,
+                     "solver": wc.solver,
                      "gram_size": wc.gram_size,
                      **{f"factor_{lvl}": stated[lvl] for lvl in LEVELS},
                      **{f"rounds_ratio_{lvl}": _rounds_ratio(wc.value, stated[lvl]) for lvl in LEVELS}})
@@ -128,7 +129,8 @@ def x01_pep_certification(ctx: Context, *, lemma_fedavg: Bound = B.KAPPA_AVG, le
         Assumption("a two-client PEP has the one-client worst case (common minimiser)", v_two.passed, two.value, "exact",
                    f"two clients (p = 0.3, 0.7): {two.value:.9f}; one client: {one['worst_case']:.9f}"),
         Assumption("every SDP solved to optimality", all(r["solver_status"] == "optimal" for r in rows), None, "exact",
-                   f"solver {solver}"),
+                   f"solver {solver}" + "".join(f"; {r['method']} at mu/L = {r['mu_over_L']:g}, E = {r['E']}: {r['solver']}"
+                                                for r in rows if r["solver"] != solver)),
     ]
     verdict = apply_assumptions(combine(verdicts), assumptions)
     ratios = {lvl: np.array([r[f"rounds_ratio_{lvl}"] for r in rows], dtype=float) for lvl in LEVELS}
