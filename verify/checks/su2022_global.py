@@ -216,7 +216,7 @@ def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail:
         eta = fed.eta_for_gamma(0.5 / S_LOCAL)
         theta0, families = _starts_by_family(mod, gen)
         anchors = mod.labels(n_H, gen)
-        phase1_seed = int(torch.randint(0, 2**62, (1,), generator=gen))
+        phase1_seed = int(torch.randint(0, 2**62, (1,), generator=gen, device=gen.device))
         g1 = torch.Generator(device=gen.device).manual_seed(phase1_seed)
         cfg = FedMDConfig(m=m, eps=EPS, sign_rule=sign_rule, freeze=freeze)
         res = two_phase(mod, fed, theta0, anchors, cfg, eta, rounds, g1, s=S_LOCAL)
@@ -359,7 +359,7 @@ def _settled_assumption(settled: float, rounds: int, share: float = 0.99) -> Ass
 @check("su2022.c29", "Theorem 3 (18): the final error is <~ (sigma kappa/rho) nu log(e/nu): its exponents in sigma and nu",
        "bound", "holds", no_control="the bound (18) is tested on its exponents in sigma and nu; a control (no clustering) "
                                     "does not reach the least squares at all and says nothing about (18)'s shape")
-def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.025, 0.05, 0.1, 0.2, 0.4), Ms=(100, 200, 400, 800),
+def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.0125, 0.025, 0.05, 0.1, 0.2, 0.4), Ms=(100, 200, 400, 800),
                     n: int = 20, d: int = 10, rounds: int = 30, tol: float = 0.1) -> Result:
     """Spec C29, tested on the exponents of the variables (18) names. Phase 2's limit (from 0.1 Delta off theta*,
     labels settled after 30 rounds) on balanced clients (n_i = 20, d = 10, k = 3), with nu = nu_hat + sqrt(dk log k/
@@ -376,7 +376,7 @@ def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.025, 0.0
       and cannot be refuted by it; a smaller one can.
 
     kappa/rho (set by eta and s) is not swept; d enters only through nu's second term and is not a symbol of (18)."""
-    R = ctx.reps(6, 24, minimum=2)
+    R = ctx.reps(12, 24, minimum=2)
     points = [("sigma", v, {"sigma": v, "M": 200}) for v in sigmas] + [("nu", v, {"sigma": SIGMA, "M": v}) for v in Ms]
     obs, tags, settled, kr_, nu_ = [], [], [], [], []
     for name, value, cfg in points:
@@ -394,7 +394,10 @@ def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.025, 0.0
     for name in ("sigma", "nu"):
         idx = [i for i, t in enumerate(tags) if t[0] == name]
         if name == "sigma":
-            x, vals = np.array([tags[i][1] for i in idx], dtype=float), {"kappa": kr_[idx], "rho": 1.0, "nu": nu_[idx]}
+            # the exponent in sigma is (18)'s partial one: kappa/rho and nu (set by eta, s and M, not by sigma) held at
+            # their sweep means, so their sampling noise does not move the stated exponent off 1
+            x, vals = (np.array([tags[i][1] for i in idx], dtype=float),
+                       {"kappa": float(kr_[idx].mean()), "rho": 1.0, "nu": float(nu_[idx].mean())})
         else:
             x, vals = nu_[idx], {"kappa": kr_[idx], "rho": 1.0, "sigma": SIGMA}
         v, f = exponent_verdict(ctx, x, obs[:, idx], theory, param=name, values=vals, tol=tol, tight=name == "sigma",

@@ -712,7 +712,7 @@ def x11_literal_sigma_hat(ctx: Context, *, literal: str = "eigen", repaired: str
     theta0 = torch.stack([initial_points(mod, f, gen) for f in FAMILIES], 1)
     theta0 = theta0[:, :, None, :].expand(R, F, k, d).reshape(R, F * k, d).contiguous()
     labels = torch.arange(k, device=ctx.torch_device).repeat(F)[None].expand(R, F * k).contiguous()
-    seed = int(torch.randint(0, 2**62, (1,), generator=gen))
+    seed = int(torch.randint(0, 2**62, (1,), generator=gen, device=gen.device))
     radius = float(S.THM_1_PROOF(eps=EPS, Delta=DELTA, alpha=1.0))
     out = {}
     for rule in (literal, repaired):
@@ -813,7 +813,7 @@ def x12_ell_free_of_d(ctx: Context, *, theory: Bound = S.ELL_FREE_OF_D, ds=(5, 1
         X, y, _ = mod.points(labels, 2 * ell_T2, gen)
         pe = ((y - (X @ theta[..., None])[..., 0])[..., None] * X) @ U
         A = pe[:, :, :ell_T2].transpose(-1, -2) @ pe[:, :, ell_T2:] / ell_T2
-        T2.append(power_steps_needed(A, torch.randn(R, anchors, k, generator=gen, dtype=A.dtype)).reshape(-1))
+        T2.append(power_steps_needed(A, torch.randn(R, anchors, k, generator=gen, dtype=A.dtype, device=gen.device)).reshape(-1))
     T2 = np.stack(T2, 1).astype(float)
     with aside():
         f2 = slope_fit(ds_, T2, rng=ctx.numpy_rng("bootstrap/T2"))

@@ -228,11 +228,11 @@ class MixedRegression:
         they are small against d (many small clients would otherwise cost R M d^2 memory)."""
         n = self.sizes.to(self.X.dtype)
         if self.pair_count >= self.M * self.d * self.d:
-            return torch.linalg.eigvalsh(self.gram[0])[..., -1] / n
+            return largest_eigenvalues(self.gram[0]) / n
         _, _, K = self.point_pairs
         top = torch.empty(self.R, self.M, dtype=self.X.dtype, device=self.X.device)
         for size, clients, slots in self.size_groups:
-            top[:, clients] = torch.linalg.eigvalsh(K[:, slots.reshape(-1)].reshape(self.R, -1, size, size))[..., -1]
+            top[:, clients] = largest_eigenvalues(K[:, slots.reshape(-1)].reshape(self.R, -1, size, size))
         return top / n
 
     def gamma(self, eta) -> torch.Tensor:
@@ -322,6 +322,17 @@ def planted_model(R: int, k: int, d: int, generator: torch.Generator, *, Delta: 
     if features == "rademacher":
         require(covariance == "identity", "features", "Rademacher features are planted with Sigma_j = I")
     return MixtureModel(theta, cov, float(sigma), p.contiguous(), features)
+
+
+def largest_eigenvalues(A: torch.Tensor) -> torch.Tensor:
+    """lambda_max of each symmetric matrix in the batch ``A [..., n, n]``, on ``A``'s device.
+
+    On CUDA the decomposition runs on the CPU: cuSOLVER's batched syev failed with CUSOLVER_STATUS_INTERNAL_ERROR
+    on 4 x 10^5 small matrices (su2022's Phase-2 federation at M = 10^5, H200, torch 2.11 + CUDA 13.0), and
+    this is set-up work, exact either way, so the CPU's values also make a CUDA run start from the CPU run's step."""
+    if A.device.type == "cpu":
+        return torch.linalg.eigvalsh(A)[..., -1]
+    return torch.linalg.eigvalsh(A.cpu())[..., -1].to(A.device)
 
 
 def pareto_sizes(M: int, a: float, generator: torch.Generator, *, n_min: int = 2, scale: float = 3.0,
