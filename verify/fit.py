@@ -555,9 +555,19 @@ def exact_zero_verdict(value: float, atol: float = 0.0) -> tuple[Verdict, dict]:
 
 
 
-def counterexample_verdict(failure_reproduced: bool, repaired_succeeds: bool) -> Verdict:
-    """Reproduced when the failing algorithm fails *and* the repaired one succeeds on the same instance."""
-    return Verdict.REPRODUCED if (failure_reproduced and repaired_succeeds) else Verdict.NOT_REPRODUCED
+def counterexample_verdict(failure_reproduced: bool | Verdict, repaired_succeeds: bool | Verdict) -> Verdict:
+    """Reproduced when the failing algorithm fails *and* the repaired one succeeds on the same instance.
+
+    Each part is a decided fact (bool) or the Verdict of a statistical test of it (e.g. :func:`proportion_verdict`):
+    reproduced when both hold, not reproduced when either is violated (decided against), inconclusive when neither
+    is decided against but one is undecided (a success rate whose interval straddles its threshold says nothing)."""
+    parts = [p if isinstance(p, Verdict) else (Verdict.HOLDS if p else Verdict.VIOLATED)
+             for p in (failure_reproduced, repaired_succeeds)]
+    if all(p == Verdict.HOLDS for p in parts):
+        return Verdict.REPRODUCED
+    if any(p == Verdict.VIOLATED for p in parts):
+        return Verdict.NOT_REPRODUCED
+    return Verdict.INCONCLUSIVE
 
 
 def apply_minimum_replicates(verdict: Verdict, used: int, minimum: int) -> Verdict:

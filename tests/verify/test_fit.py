@@ -129,6 +129,20 @@ def test_counterexample_verdict():
     assert counterexample_verdict(False, True) == Verdict.NOT_REPRODUCED
 
 
+def test_counterexample_verdict_from_undecided_tests_is_inconclusive():
+    """A success rate whose interval straddles its threshold decides nothing: 21 of 24 against 0.75 (Clopper-Pearson
+    lower end 0.68) with a clear failure is inconclusive, not 'not reproduced' (su2022.x11 on a CUDA stream said so)."""
+    from verify.fit import proportion_verdict
+
+    fail, _ = proportion_verdict(24, 24, 0.25)
+    rep, _ = proportion_verdict(21, 24, 0.75)
+    assert rep == Verdict.INCONCLUSIVE
+    assert counterexample_verdict(fail, rep) == Verdict.INCONCLUSIVE
+    assert counterexample_verdict(fail, proportion_verdict(23, 24, 0.75)[0]) == Verdict.REPRODUCED
+    assert counterexample_verdict(fail, proportion_verdict(10, 24, 0.75)[0]) == Verdict.NOT_REPRODUCED
+    assert counterexample_verdict(rep, False) == Verdict.NOT_REPRODUCED
+
+
 def test_proportion_ci_clopper_pearson():
     p, lo, hi = proportion_ci(0, 20)
     assert p == 0 and lo == 0 and hi == pytest.approx(1 - 0.025 ** (1 / 20))

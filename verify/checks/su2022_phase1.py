@@ -783,7 +783,7 @@ def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign
     wins = int(res[repaired_sign][0].sum())
     v_fail, i_fail = proportion_verdict(fails, R, fail_share, side="lower")
     v_win, i_win = proportion_verdict(wins, R, success_share, side="lower")
-    verdict = counterexample_verdict(v_fail.passed, v_win.passed)
+    verdict = counterexample_verdict(v_fail, v_win)
     rates = {r: float(v[0].mean()) for r, v in res.items()}
     x = np.arange(1, len(res) + 1)
     rate, lo, hi = proportion_band([int(v[0].sum()) for v in res.values()], [R] * len(res))

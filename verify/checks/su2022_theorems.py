@@ -705,7 +705,7 @@ def x11_literal_sigma_hat(ctx: Context, *, literal: str = "eigen", repaired: str
     from verify.algorithms.moment_descent import fedmd
     from verify.fit import counterexample_verdict
 
-    R = ctx.reps(4, 20)
+    R = ctx.reps(16, 40)
     mod = model(ctx, "model", R, k=k, d=d)
     gen = ctx.generator("run")
     F = len(FAMILIES)
@@ -724,7 +724,7 @@ def x11_literal_sigma_hat(ctx: Context, *, literal: str = "eigen", repaired: str
     k_lit, k_rep = int(out[literal]["ok"].sum()), int(out[repaired]["ok"].sum())
     v_fail, info_fail = proportion_verdict(n - k_lit, n, 1 - share)  # the literal reading fails often
     v_rep, info_rep = proportion_verdict(k_rep, n, share)  # the proof's reading succeeds
-    verdict = counterexample_verdict(v_fail.passed, v_rep.passed)
+    verdict = counterexample_verdict(v_fail, v_rep)
     ex = literal_stop_witness(sp.nsimplify(EPS))
     med = {rule: float(np.median(o["error"])) for rule, o in out.items()}
     return result_for(
@@ -770,7 +770,7 @@ def power_steps_needed(A: torch.Tensor, v0: torch.Tensor, tol: float = 1e-6, cap
     U = torch.linalg.svd(A).U[..., 0]
     v = v0 / torch.linalg.vector_norm(v0, dim=-1, keepdim=True)
     AAt = A @ A.transpose(-1, -2)
-    need = torch.full(v.shape[:-1], cap + 1, dtype=torch.long)
+    need = torch.full(v.shape[:-1], cap + 1, dtype=torch.long, device=v.device)
     for t in range(1, cap + 1):
         v = (AAt @ v[..., None])[..., 0]
         v = v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
