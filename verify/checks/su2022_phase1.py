@@ -677,7 +677,7 @@ def c16_iterations(ctx: Context, *, theory: Bound = S.THM_1_ITERATIONS, ds=(2, 4
     <= 0.25 (the spec's |slope| < 0.1, widened because stopping iterations are integers and the grids span a
     factor 4: half an iteration over the range is a slope of 0.1; the slopes are reported); growth in
     ln(||theta_0 - theta*||/(eps Delta)) reported against the idealised 1/ln 2 per e-fold."""
-    R = ctx.reps(8, 24)
+    R = ctx.reps(12, 24)
     s = phase1_setting(ctx)
     base_m = phase1_config(ctx).m
 
