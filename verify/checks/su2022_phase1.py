@@ -766,7 +766,7 @@ def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign
     run with sign_rule in {none, first_moment, oracle}. Reproduced when the literal rule fails in a clear
     share of runs (Clopper-Pearson lower end >= 25%) and the repaired rule succeeds (lower end >= 60%);
     the oracle sign is reported beside them."""
-    R = ctx.reps(12, 64)
+    R = ctx.reps(16, 64)  # 16: no failure in 16 runs puts the failure share below 0.25 (Clopper-Pearson upper end 0.21)
     s = phase1_setting(ctx)
     mod = model(ctx, "model", R, k=s["k"], d=s["d"], centres=s["centres"])
     half = R // 2
