@@ -46,7 +46,7 @@ from verify.fit import (
     rate_verdict,
 )
 from verify.registry import check, result_for
-from verify.result import Assumption, Result, Verdict, erratum
+from verify.result import Assumption, Result, erratum
 from verify.strength import aside
 
 
@@ -491,7 +491,7 @@ def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(1000, 3000, 10000, 
         return (res / shape).max(axis=(1, 2, 3))
 
     cal = sup_ratio(cal_res, cal_shape)
-    test = np.concatenate([sup_ratio(r, s) for _, (r, s) in sweeps]) if sweeps else np.zeros(0)
+    test = np.concatenate([sup_ratio(r, s) for _, (r, s) in sweeps])
     # the printed statement with C = 1, on the m sweep and on the held-out sweeps ([R, P]: sup over anchors, clusters)
     units = [unit_constant_verdict(ctx, (cal_res / cal_shape).max(axis=(2, 3)).T, theory)]
     if sweeps:
@@ -505,11 +505,7 @@ def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(1000, 3000, 10000, 
     v_exp, fit_exp = rate_verdict(ms, worst, lead, param="m", tol=exponent_tol, rng=ctx.numpy_rng("bootstrap/m-exponent"))
     eps_sup = (cal_eps / cal_scale).max(axis=2).T  # [R, P]: ||Y - E Y|| / (delta^2 + sigma^2), worst anchor
     with aside():  # the shape across sweeps with one fitted constant, the noise level's rate, the residual norm: reported
-        if len(test):
-            v_const, info = held_out_constant_verdict(cal, cal, np.ones_like(cal), test, test, np.ones_like(test),
-                                                      margin=margin)
-        else:
-            v_const, info = Verdict.HOLDS, {"constant": float(cal.max()), "worst_test_ratio_to_constant": float("nan")}
+        v_const, info = held_out_constant_verdict(cal, cal, np.ones_like(cal), test, test, np.ones_like(test), margin=margin)
         _, fit_eps = rate_verdict(ms, eps_sup, power_law("m", -0.5, "tight"), param="m", tol=exponent_tol,
                                   rng=ctx.numpy_rng("bootstrap/noise"))
         norms = np.sqrt(np.maximum(cal_res, 0)).mean(axis=(2, 3)).T  # [R, P] mean residual norm
