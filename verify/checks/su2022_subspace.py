@@ -534,9 +534,9 @@ def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(1000, 3000, 10000, 
             f"bound exceeds the residual by {1 / info_unit['worst_ratio']:.0f}x or more, since xi_1's (d/m) log^3 N term "
             "dominates it at these m). Its rate is attained: the worst residual over anchor distances falls with slope "
             f"{fit_exp['slope']:.2f} in m (CI {ci[0]:.2f} to {ci[1]:.2f}), the {fit_exp['predicted_exponent']:g} of xi_1's "
-            f"leading term sqrt((d/m) log N), because the gap-free projection loses about ||Y - EY|| / p_j (slope "
-            f"{fit_eps['slope']:.2f}; worst residual / noise {sup_over_noise.min():.2f} to {sup_over_noise.max():.2f} "
-            f"over m). One constant C = {info['constant']:.3g} (fitted on the m sweep, x{margin:g}) also covers the "
+            f"leading term sqrt((d/m) log N), because the gap-free projection (Lemma 5) loses about ||Y - EY|| / p_j: "
+            f"the noise ||Y - EY|| of Lemma 3 falls with slope {fit_eps['slope']:.2f}, and the worst residual times p_j "
+            f"is {sup_over_noise.min():.2f} to {sup_over_noise.max():.2f} of it at every m (Lemma 5 allows 9). One constant C = {info['constant']:.3g} (fitted on the m sweep, x{margin:g}) also covers the "
             f"held-out d and p_min sweeps.",
             f"The worst residual falls with slope {fit_exp['slope']:.2f} in m (CI {ci[0]:.2f} to {ci[1]:.2f}) against the "
             f"stated {fit_exp['predicted_exponent']:g} (tolerance {exponent_tol:g}), or the constant fitted on the m sweep "
