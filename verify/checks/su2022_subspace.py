@@ -2,9 +2,11 @@
 
 Spec section 6 B (C6-C11, C18, C19). Lemmas 3, 6 and 14 are checked by their leading-order rates
 (their xi terms carry log^3 N factors that dominate at any simulable size, so only the exponent of
-the leading term is testable); Propositions 1-2 and Lemma 15 by the fitted-constant rule: one
-constant fitted on a calibration sweep, then held fixed on the other sweeps
-(``verify.fit.held_out_constant_verdict``), so that a wrong shape in d, m, ell or p is caught.
+the leading term is testable). Propositions 1-2 are checked as printed with the hidden constant set to 1,
+and on the exponent of the variable each one's rate is about (issue 17): m in Proposition 1, ell in (19), read
+from the bound's leading term (``verify.fit.leading_rate``) and matched from both sides by the worst case over
+anchors, which attains it; one constant fitted on a calibration sweep and held fixed on the other sweeps
+(``verify.fit.held_out_constant_verdict``) is reported beside them. Lemma 15 is checked on its exponents.
 Lemma 4 and Lemma 5 have explicit constants and are checked as stated: c08 Lemma 4 as printed (tanh,
 an erratum), x01 with tan (GVL13 Theorem 8.2.2).
 
