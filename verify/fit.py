@@ -300,6 +300,36 @@ def power_law(param: str, exponent: float, kind: str = "upper", name: str | None
                            f"({param}^{exponent:g})")
 
 
+def leading_exponent(theory: Bound, param: str, *, first=()) -> float:
+    """The exponent of ``param`` in a bound's leading term: lim_{x -> oo} d log g / d log x for g = ``theory``,
+    after each variable in ``first`` has been sent to infinity (in that order), every other symbol held fixed.
+
+    A bound such as xi_1 = sqrt((d/m) log N) + (d/m) log^3 N has the grid slope of whichever term dominates there
+    (here the log^3 N term, a proof artifact, at every simulable m); its statement is about the regime where the
+    leading sqrt term dominates (m >> d log^5 N), and there its exponent in m is -1/2, with log N held fixed (the
+    polylog is the slowly varying factor). ``first``: variables whose terms must vanish before ``param``'s term
+    leads, e.g. m -> oo (xi_1 -> 0) to read the exponent of ell in xi_1/p + xi_2. The limits are taken of the
+    elasticity, not of g, so a factor that diverges in a ``first`` variable does not hide ``param``'s exponent.
+    Computed symbolically from the Bound, so a planted factor param**s shifts it by exactly s."""
+    import sympy as sp
+
+    x = theory.symbol(param)
+    e = sp.simplify(x * sp.diff(theory.expr, x) / theory.expr)
+    for v in first:
+        e = sp.limit(e, theory.symbol(v), sp.oo)
+    p = sp.limit(e, x, sp.oo)
+    if not (p.is_real and p.is_finite) or p.free_symbols:
+        raise ValueError(f"{theory.name}: no finite leading exponent in {param} (limit {p})")
+    return float(p)
+
+
+def leading_rate(theory: Bound, param: str, *, first=(), kind: str = "tight") -> Bound:
+    """The power law param**p with p = :func:`leading_exponent` (its kind ``tight`` by default: the claim that the
+    measured worst case attains the leading term's order, matched from both sides by :func:`rate_verdict`)."""
+    p = leading_exponent(theory, param, first=first)
+    return power_law(param, p, kind, name=f"leading term of {theory.name} in {param}: {param}^{p:g}")
+
+
 def _on_grid(bound: Bound, param: str, x, values: dict | None) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     return np.broadcast_to(np.asarray(bound(**{**(values or {}), param: x}), dtype=float), x.shape)

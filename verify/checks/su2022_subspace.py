@@ -2,9 +2,11 @@
 
 Spec section 6 B (C6-C11, C18, C19). Lemmas 3, 6 and 14 are checked by their leading-order rates
 (their xi terms carry log^3 N factors that dominate at any simulable size, so only the exponent of
-the leading term is testable); Propositions 1-2 and Lemma 15 by the fitted-constant rule: one
-constant fitted on a calibration sweep, then held fixed on the other sweeps
-(``verify.fit.held_out_constant_verdict``), so that a wrong shape in d, m, ell or p is caught.
+the leading term is testable). Propositions 1-2 are checked as printed with the hidden constant set to 1,
+and on the exponent of the variable each one's rate is about (issue 17): m in Proposition 1, ell in (19), read
+from the bound's leading term (``verify.fit.leading_rate``) and matched from both sides by the worst case over
+anchors, which attains it; one constant fitted on a calibration sweep and held fixed on the other sweeps
+(``verify.fit.held_out_constant_verdict``) is reported beside them. Lemma 15 is checked on its exponents.
 Lemma 4 and Lemma 5 have explicit constants and are checked as stated: c08 Lemma 4 as printed (tanh,
 an erratum), x01 with tan (GVL13 Theorem 8.2.2).
 
@@ -28,6 +30,7 @@ from verify.algorithms.moment_descent import (
     expected_moment,
     fedmd,
     nested_residual_moments,
+    power_iteration,
 )
 from verify.algorithms.orthogonal_iteration import orth, orthogonal_iteration, random_orthonormal, subspace_distance
 from verify.checks.su2022_common import (EPS, claim, exponent_verdict, model, numpy, quantile_verdict, unit_constant_verdict,
@@ -39,6 +42,7 @@ from verify.fit import (
     deterministic_verdict,
     exact_zero_verdict,
     held_out_constant_verdict,
+    leading_rate,
     power_law,
     proportion_verdict,
     rate_verdict,
@@ -411,9 +415,11 @@ def c09_lemma5(ctx: Context, *, theory: Bound = S.LEMMA_5, eps_ops=(1e-4, 1e-3, 
 
 
 def _prop1_points(ctx: Context, stream: str, R: int, theory: Bound, *, k: int, d: int, ms, p=None,
-                  distances=(0.1, 0.3, 1.0), T1: int = 60):
+                  distances=(0.1, 0.3, 1.0), T1: int = 60, noise: bool = False):
     """Projection residuals ||(I - U U^T) Sigma_j e_j||^2 [P, R, H, k] and Prop. 1's shape
-    (delta^2 + sigma^2) xi_1 / p_j for one sweep over nested pools of m fresh clients."""
+    (delta^2 + sigma^2) xi_1 / p_j for one sweep over nested pools of m fresh clients; with ``noise`` also
+    ||Y - E Y|| [P, R, H] (the noise level of Lemma 3 that the residual is set by), delta^2 + sigma^2 [R, H] and
+    p [R, k]."""
     mod = model(ctx, stream, R, k=k, d=d, p=p)
     gen = ctx.generator(stream + "/S_t")
     labels = mod.labels(len(distances), gen)
@@ -423,72 +429,132 @@ def _prop1_points(ctx: Context, stream: str, R: int, theory: Bound, *, k: int, d
     Q0 = random_orthonormal((R, len(distances)), d, k, gen, ctx.dtype)
     res = cluster_residuals(mod, theta)  # [R, H, k, d]
     delta = numpy(_farthest(mod, theta))[..., None]  # [R, H, 1]
-    out, shape = [], []
+    EY = expected_moment(mod, theta) if noise else None
+    out, shape, eps = [], [], []
     for m, Y in zip(ms, Ys):
         U = orthogonal_iteration(Y, Q0, T1 // 2)
         out.append(numpy(((res - (res @ U) @ U.transpose(-1, -2)) ** 2).sum(-1)))
         shape.append(np.asarray(theory(delta=delta, sigma=mod.sigma, d=d, m=m, N=2 * m, p=numpy(mod.p)[:, None, :]), dtype=float)
                      * np.ones_like(out[-1]))
+        if noise:
+            eps.append(numpy(torch.linalg.matrix_norm(Y - EY, ord=2)))
+    if noise:
+        return np.stack(out), np.stack(shape), np.stack(eps), delta[..., 0] ** 2 + mod.sigma**2, numpy(mod.p)
     return np.stack(out), np.stack(shape)
 
 
-@check("su2022.c10", "Proposition 1: the projection residual is <~ (delta^2+sigma^2) xi_1 / p_j with one constant", "bound", "holds",
+#: Anchor distances of c10's m sweep: six distances from 0.15 to 2.5 (four random directions each), wide enough that
+#: an eigen-weight of E[Y] crosses the noise level ||Y - E Y|| ~ sqrt(d/m) at every m of the sweep: near anchors
+#: (the own cluster's weight p_z g^2), far ones (the clusters' spread against delta^2 ~ g^2).
+PROP1_DISTANCES = tuple(float(g) for g in np.repeat(np.geomspace(0.15, 2.5, 6), 4))
+
+
+@check("su2022.c10", "Proposition 1: the projection residual is <~ (delta^2+sigma^2) xi_1 / p_j, and its worst case falls as m^(-1/2)",
+       "bound", "holds",
        no_control="a property of the estimated subspace's projection (Proposition 1) against its stated shape, not a comparison of algorithms")
-def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(2000, 6000, 20000, 60000), ds=(5, 20), p_skewed=(0.2, 0.1),
-              m_fixed: int = 20000, margin: float = 2.0, slope_tol: float = 0.05) -> Result:
-    """Spec C10: ||(I - U U^T) Sigma_j e_j||^2 <= C (delta^2 + sigma^2) xi_1 / p_j for every cluster j at anchor
-    models at distance 0.1, 0.3, 1 from their centre. C is fitted on the m sweep (d = 10, k = 3, uniform p)
-    and held fixed (x margin) on the d sweep and on skewed p (k = 2, p_min in p_skewed); the residual norm
-    falls at least as m^(-1/4) (the bound's rate)."""
-    R = ctx.reps(4, 16)
+def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(1000, 3000, 10000, 30000, 100000), ds=(5, 20),
+              p_skewed=(0.2, 0.1), m_fixed: int = 20000, margin: float = 2.0, distances=PROP1_DISTANCES,
+              exponent_tol: float = 0.1) -> Result:
+    """Spec C10: ||(I - U U^T) Sigma_j e_j||^2 <= C (delta^2 + sigma^2) xi_1 / p_j for every cluster j, e_j = theta*_j -
+    theta, at anchor models theta = theta*_z + g u. Three atoms:
+
+    1. The printed statement with its hidden constant set to 1 (one-sided; ``unit_constant_verdict``).
+    2. The exponent of m, two-sided (issue 17): the stated exponent is that of Proposition 1's leading term,
+       ``verify.fit.leading_exponent`` (m -> oo with log N held fixed: -1/2; on any simulable grid xi_1's
+       (d/m) log^3 N term dominates, a proof artifact). The measured quantity is the worst case over the anchors
+       the statement covers: per replicate, the sup over anchors (``distances``: six distances g from 0.15 to 2.5,
+       four random directions u each) and clusters j of the residual divided by the bound's m-free factors (its
+       shape at ms[0]), over m = 1000 to 100000 (m >= 10 d log N throughout).
+       Why that sup is Theta(||Y - E Y|| / p_j) and so Theta(m^(-1/2)) (attained, hence a two-sided test):
+       the proof applies Lemma 5 (gap-free) to x_j = sqrt(p_j) Sigma_j e_j with ||Y - sum_j x_j x_j^T|| = eps :=
+       ||Y - E Y||, so the residual is <= 9 eps / p_j at every anchor. Conversely the residual of a direction of
+       eigen-weight w = p_j ||Sigma_j e_j||^2 is about eps^2/(p_j w) for w >> eps (Davis-Kahan), ||Sigma_j e_j||^2 =
+       w/p_j for w << eps (the direction is lost in the noise) and of order eps/p_j where w ~ eps, which the anchors
+       cross at every m (near ones: the own cluster's weight p_z g^2; far ones: the clusters' spread p Delta^2
+       against delta^2 ~ g^2); so the sup over anchors is c eps / p_j with c bounded away from 0 (measured:
+       ``sup_residual_over_noise`` = max over anchors of residual p_j / ||Y - E Y||, <= 9 by Lemma 5, about the
+       same at every m). And eps = Theta(m^(-1/2)) at fixed d: Y - E Y is a mean
+       of m i.i.d. centred matrices, so for fixed unit u, v the entry u^T (Y - E Y) v has standard deviation
+       s/sqrt(m) with s > 0 and ||Y - E Y|| >= |u^T (Y - E Y) v| (CLT lower bound), while Lemma 3 gives the
+       matching upper bound (measured slope of eps: ``noise_slope_m``). With fixed distances the measured slope
+       would depend on g (-0.79, -0.51, -0.19 at g = 0.1, 0.3, 1 over m = 500..60000): only the sup is the rate.
+    3. Reported (``aside``): one constant C fitted on the m sweep (d = 10, k = 3, uniform p) and held fixed
+       (x margin) on the d sweep and on skewed p (k = 2, p_min in p_skewed), at the same anchors."""
+    R, R_held = ctx.reps(12, 32), ctx.reps(4, 16)  # the exponent's CI needs the larger m sweep
     ms = np.asarray(ms)
-    cal_res, cal_shape = _prop1_points(ctx, "m-sweep", R, theory, k=3, d=10, ms=ms)
-    sweeps = [(f"d={d}", _prop1_points(ctx, f"d={d}", R, theory, k=3, d=int(d), ms=[m_fixed])) for d in ds]
-    sweeps += [(f"p_min={pm:g}", _prop1_points(ctx, f"p={pm}", R, theory, k=2, d=10, ms=[m_fixed], p=[pm, 1 - pm]))
-               for pm in p_skewed]
+    cal_res, cal_shape, cal_eps, cal_scale, cal_p = _prop1_points(ctx, "m-sweep", R, theory, k=3, d=10, ms=ms, distances=distances,
+                                                noise=True)
+    sweeps = [(f"d={d}", _prop1_points(ctx, f"d={d}", R_held, theory, k=3, d=int(d), ms=[m_fixed],
+                                       distances=distances)) for d in ds]
+    sweeps += [(f"p_min={pm:g}", _prop1_points(ctx, f"p={pm}", R_held, theory, k=2, d=10, ms=[m_fixed], p=[pm, 1 - pm],
+                                               distances=distances)) for pm in p_skewed]
 
     def sup_ratio(res, shape):  # the empirical sup over replicates, anchors and clusters, per grid point
         return (res / shape).max(axis=(1, 2, 3))
 
     cal = sup_ratio(cal_res, cal_shape)
     test = np.concatenate([sup_ratio(r, s) for _, (r, s) in sweeps])
-    per_rep = np.concatenate([(cal_res / cal_shape).max(axis=(2, 3)).T] +
-                             [(r / s).max(axis=(2, 3)).T for _, (r, s) in sweeps], 1)  # [R, P]: sup over anchors, clusters
-    v_unit, info_unit = unit_constant_verdict(ctx, per_rep, theory)
-    with aside():  # the shape across sweeps with one fitted constant, and the residual norm's rate in m: reported
+    # the printed statement with C = 1, on the m sweep and on the held-out sweeps ([R, P]: sup over anchors, clusters)
+    units = [unit_constant_verdict(ctx, (cal_res / cal_shape).max(axis=(2, 3)).T, theory)]
+    if sweeps:
+        units.append(unit_constant_verdict(ctx, np.concatenate([(r / s).max(axis=(2, 3)).T for _, (r, s) in sweeps], 1),
+                                           theory, stream="bootstrap/unit-constant-held-out"))
+    v_units = [v for v, _ in units if v is not None]
+    info_unit = max((i for _, i in units), key=lambda i: i["worst_ratio"])
+    # the worst case over anchors in units of the bound's m-free factors (its shape at the first m): [R, P]
+    worst = (cal_res / cal_shape[:1]).max(axis=(2, 3)).T
+    lead = leading_rate(theory, "m")
+    v_exp, fit_exp = rate_verdict(ms, worst, lead, param="m", tol=exponent_tol, rng=ctx.numpy_rng("bootstrap/m-exponent"))
+    eps_sup = (cal_eps / cal_scale).max(axis=2).T  # [R, P]: ||Y - E Y|| / (delta^2 + sigma^2), worst anchor
+    with aside():  # the shape across sweeps with one fitted constant, the noise level's rate, the residual norm: reported
         v_const, info = held_out_constant_verdict(cal, cal, np.ones_like(cal), test, test, np.ones_like(test), margin=margin)
+        _, fit_eps = rate_verdict(ms, eps_sup, power_law("m", -0.5, "tight"), param="m", tol=exponent_tol,
+                                  rng=ctx.numpy_rng("bootstrap/noise"))
         norms = np.sqrt(np.maximum(cal_res, 0)).mean(axis=(2, 3)).T  # [R, P] mean residual norm
-        v_rate, fit = rate_verdict(ms, norms, power_law("m", -0.25, "upper"), param="m", tol=slope_tol,
-                                   rng=ctx.numpy_rng("bootstrap"))
-    verdict = combine([v_const, v_rate] + ([v_unit] if v_unit is not None else []))
+    peak = (cal_res / cal_shape[:1]).max(axis=3).mean(axis=1).argmax(axis=1)  # [P]: the worst distance, mean over replicates
+    # Lemma 5 in the proof: residual <= 9 ||Y - E Y|| / p_j at every anchor; its worst case over anchors, per m
+    sup_over_noise = (cal_res * cal_p[None, :, None, :] / cal_eps[..., None]).max(axis=(2, 3)).mean(axis=1)
+    verdict = combine([v_const, v_exp] + v_units)
     names = [f"m={m}" for m in ms] + [n for n, _ in sweeps]
     ratios = np.concatenate([cal, test])
     x = np.arange(1, len(names) + 1)
+    ci = fit_exp["slope_ci"]
     return result_for(
         ctx,
         claim(theory, r"\|(\hat U\hat U^\top-I)\Sigma_j(\theta^*_j-\theta_t)\|^2\lesssim(\delta_t^2+\sigma^2)\xi_1/p_j"),
         verdict,
-        observed={"grid": names, "sup_ratio_to_shape": ratios, "mean_residual_norm_m_sweep": norms.mean(0), "replicates": R},
-        predicted={"constant_fitted_on": "m sweep (d=10, k=3, uniform p)", "constant": info["constant"], "margin": margin,
-                   "norm_exponent_bound": -0.25},
-        fit={"constant": info, "rate_m": fit, "unit_constant": info_unit},
+        observed={"grid": names, "sup_ratio_to_shape": ratios, "worst_case_m_sweep": worst.mean(0),
+                  "noise_m_sweep": eps_sup.mean(0), "sup_residual_over_noise": sup_over_noise,
+                  "worst_distance_m_sweep": [distances[int(i)] for i in peak], "anchor_distances_m_sweep": list(distances),
+                  "mean_residual_norm_m_sweep": norms.mean(0), "replicates": R},
+        predicted={"exponent_m": fit_exp["predicted_exponent"], "exponent_tolerance": exponent_tol,
+                   "constant_fitted_on": "m sweep (d=10, k=3, uniform p)", "constant": info["constant"], "margin": margin},
+        fit={"exponent_m": fit_exp, "noise_slope_m": fit_eps, "constant": info, "unit_constant": info_unit},
         explanation=verdict_words(
             verdict,
-            f"Proposition 1 holds even with its hidden constant set to 1 (worst residual/bound {info_unit['worst_ratio']:.3g} "
-            f"over all sweeps: the bound exceeds the residual by {1 / info_unit['worst_ratio']:.0f}x or more, since xi_1's "
-            "(d/m) log^3 N term dominates it at these m). "
-            f"One constant C = {info['constant']:.3g} (fitted on the m sweep, x{margin:g}) covers every held-out point (d and "
-            f"p_min sweeps; worst held-out ratio {info['worst_test_ratio_to_constant']:.2f} of C), and the residual norm "
-            f"falls with slope {fit['slope']:.2f} in m, at least the m^(-1/4) of the bound: the gap-free projection "
-            "guarantee holds even near the anchor's own centre, where the eigengap vanishes.",
-            f"The constant fitted on the m sweep ({info['constant']:.3g}) does not cover the held-out sweeps (worst ratio "
-            f"{info['worst_test_ratio_to_constant']:.2f}), or the residual falls slower than m^(-1/4) (slope {fit['slope']:.2f}).",
-            f"The slope {fit['slope']:.2f} in m is not resolved against -1/4."),
-        figure=figspec.figure(figspec.panel(
-            r"Sup of residual / $((\delta^2+\sigma^2)\xi_1/p_j)$", "grid point #", "ratio",
-            [figspec.observed("empirical sup", x, ratios[None]),
-             figspec.line("held-fixed constant", x, info["constant"], "bound")], xscale="linear")),
-        arrays={"residual_m_sweep": cal_res},
+            f"Proposition 1 holds with its hidden constant set to 1 (worst residual/bound {info_unit['worst_ratio']:.3g}: the "
+            f"bound exceeds the residual by {1 / info_unit['worst_ratio']:.0f}x or more, since xi_1's (d/m) log^3 N term "
+            "dominates it at these m). Its rate is attained: the worst residual over anchor distances falls with slope "
+            f"{fit_exp['slope']:.2f} in m (CI {ci[0]:.2f} to {ci[1]:.2f}), the {fit_exp['predicted_exponent']:g} of xi_1's "
+            f"leading term sqrt((d/m) log N), because the gap-free projection (Lemma 5) loses about ||Y - EY|| / p_j: "
+            f"the noise ||Y - EY|| of Lemma 3 falls with slope {fit_eps['slope']:.2f}, and the worst residual times p_j "
+            f"is {sup_over_noise.min():.2f} to {sup_over_noise.max():.2f} of it at every m (Lemma 5 allows 9). One constant C = {info['constant']:.3g} (fitted on the m sweep, x{margin:g}) also covers the "
+            f"held-out d and p_min sweeps.",
+            f"The worst residual falls with slope {fit_exp['slope']:.2f} in m (CI {ci[0]:.2f} to {ci[1]:.2f}) against the "
+            f"stated {fit_exp['predicted_exponent']:g} (tolerance {exponent_tol:g}), or the constant fitted on the m sweep "
+            f"({info['constant']:.3g}) does not cover the held-out sweeps (worst ratio "
+            f"{info['worst_test_ratio_to_constant']:.2f}).",
+            f"The slope {fit_exp['slope']:.2f} in m (CI {ci[0]:.2f} to {ci[1]:.2f}) is not resolved against "
+            f"{fit_exp['predicted_exponent']:g} (tolerance {exponent_tol:g})."),
+        figure=figspec.figure(
+            figspec.panel(r"Worst residual over anchors / m-free factors vs $m$", "m", "residual",
+                          [figspec.observed("measured sup", ms, worst, rng=ctx.numpy_rng("figure")),
+                           figspec.line(rf"$\propto m^{{{fit_exp['predicted_exponent']:g}}}$", ms,
+                                        worst.mean(0)[0] * (ms / ms[0]) ** fit_exp["predicted_exponent"], "bound")]),
+            figspec.panel(r"Sup of residual / $((\delta^2+\sigma^2)\xi_1/p_j)$", "grid point #", "ratio",
+                          [figspec.observed("empirical sup", x, ratios[None]),
+                           figspec.line("held-fixed constant", x, info["constant"], "bound")], xscale="linear")),
+        arrays={"residual_m_sweep": cal_res, "noise_m_sweep": cal_eps},
     )
 
 
@@ -503,13 +569,54 @@ def _step_points(ctx: Context, stream: str, R: int, *, k: int, d: int, m: int, e
     return mod, theta, labels, fedmd(mod, theta, labels, cfg, gen)
 
 
-@check("su2022.c11", "Proposition 2 (19): |sigma_hat^2 - ||Sigma e||^2| <~ (delta^2+sigma^2)(xi_1/p + xi_2)", "bound", "holds",
+def _prop2_ell_errors(ctx: Context, stream: str, R: int, *, k: int, d: int, ells, distances, T2: int = 30):
+    """|sigma_hat^2 - ||Sigma_z e||^2| [P, R, H] of Proposition 2 in the limit m -> oo (xi_1 = 0): U the exact top-k
+    subspace of E[Y] (the span of the Sigma_j e_j, which holds Sigma_z e exactly), A_ell of eq. (2) from the first ell
+    of 2 ell_max fresh pairs of the anchor (nested over ``ells``: common random numbers), sigma_hat^2 by power
+    iteration on A A^T (T2 steps, Rayleigh quotient, as ``fedmd``); and the anchors' delta [R, H], sigma and p_z [R, H]
+    (the values (19) is evaluated at)."""
+    mod = model(ctx, stream, R, k=k, d=d)
+    gen = ctx.generator(stream + "/anchor")
+    labels = mod.labels(len(distances), gen)
+    theta = _around(mod, labels, distances, gen)
+    res = cluster_residuals(mod, theta)  # [R, H, k, d]
+    U = orth(res.transpose(-1, -2))  # [R, H, d, k]: the range of E[Y]
+    own = torch.gather(res, 2, labels[..., None, None].expand(R, len(distances), 1, d))[:, :, 0]  # Sigma_z e [R, H, d]
+    L = int(ells[-1])
+    Xa, ya, _ = mod.points(labels, 2 * L, gen)
+    pe = ((ya - (Xa @ theta[..., None])[..., 0])[..., None] * Xa) @ U  # [R, H, 2L, k]: U^T eps
+    outer = torch.cumsum(pe[:, :, :L, :, None] * pe[:, :, L:, None, :], dim=2)
+    v0 = torch.randn(R, len(distances), k, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    target = (own**2).sum(-1)
+    err = [numpy((power_iteration(outer[:, :, ell - 1] / ell, v0, T2)[1] - target).abs()) for ell in ells]
+    return np.stack(err), {"delta": numpy(_farthest(mod, theta)), "sigma": mod.sigma, "p": numpy(torch.gather(mod.p, 1, labels))}
+
+
+@check("su2022.c11", "Proposition 2 (19): |sigma_hat^2 - ||Sigma e||^2| <~ (delta^2+sigma^2)(xi_1/p + xi_2), falling as ell^(-1/2)",
+       "bound", "holds",
        no_control="a property of the estimate sigma_hat^2 (Proposition 2) against its stated shape, not a comparison of algorithms")
 def c11_prop2_estimate(ctx: Context, *, theory: Bound = S.PROP_2_19, ells=(50, 150, 500, 1500), ms=(2000, 6000, 20000),
                        d: int = 10, k: int = 3, ell_fixed: int = 150, m_fixed: int = 20000,
-                       distances=(0.2, 0.5, 1.0), margin: float = 2.0) -> Result:
-    """Spec C11: one fitted C over the ell and m sweeps: C is fitted on the ell sweep (m = 2 10^4) and held
-    fixed on the m sweep (ell = 150)."""
+                       distances=(0.2, 0.5, 1.0), margin: float = 2.0, exponent_ells=(30, 100, 300, 1000, 3000),
+                       exponent_distances=(2.0, 2.0, 2.0), exponent_tol: float = 0.1) -> Result:
+    """Spec C11, Proposition 2 eq. (19) for one Phase-1 step (``fedmd`` with T = 1) at anchors theta*_z + g u. Atoms:
+
+    1. The printed statement with its hidden constant set to 1 (one-sided; ``unit_constant_verdict``) on the ell
+       sweep (m = 2 10^4) and the m sweep (ell = 150).
+    2. The exponent of ell, two-sided (issue 17). The stated exponent is that of (19)'s ell-term in the regime the
+       statement is about, ``verify.fit.leading_exponent`` with m -> oo first (xi_1/p -> 0; at finite m it is a
+       floor in ell) and then ell -> oo with log N fixed (xi_2's leading sqrt((k/ell) log N): -1/2; at simulable ell
+       its (k/ell) log^3 N term dominates, a proof artifact). Measured in that limit: U the exact top-k subspace of
+       E[Y] (the m -> oo limit of orthogonal iteration, so Proposition 1's residual is 0), sigma_hat^2 from eq. (2)'s
+       A_ell and power iteration exactly as Phase 1 runs them, ell over ``exponent_ells`` (30 to 3000, nested
+       draws), the worst of the anchors ``exponent_distances`` per replicate in units of (19)'s ell-free factors.
+       Why the two-sided test is legitimate (the rate is attained): A_ell - E A_ell is a mean of ell i.i.d. centred
+       k x k matrices, so sigma_hat^2 - ||U^T Sigma_z e||^2 = b^T (A_ell - E A_ell) b + O(||A_ell - E A_ell||^2 / ||Sigma_z
+       e||^2) (b the unit top direction of E A_ell) is a CLT mean with standard deviation s / sqrt(ell), s > 0:
+       E|.| = Theta(ell^(-1/2)) from both sides (Lemma 6 gives the upper side). Its scale s grows with
+       ||Sigma_z e||^2 + sigma^2 while (19) scales with delta^2 + sigma^2 >= it, so the worst anchor is a far one
+       (g = 2, where ||e|| is comparable to delta); every distance shows the same exponent.
+    3. Reported (``aside``): one constant C fitted on the ell sweep and held fixed (x margin) on the m sweep."""
     R = ctx.reps(6, 24)
     sup, per_rep = [], []
     for name, m, ell in [(f"ell={e}", m_fixed, e) for e in ells] + [(f"m={m}", m, ell_fixed) for m in ms]:
@@ -522,35 +629,59 @@ def c11_prop2_estimate(ctx: Context, *, theory: Bound = S.PROP_2_19, ells=(50, 1
     sup = np.asarray(sup)
     n_cal = len(ells)
     v_unit, info_unit = unit_constant_verdict(ctx, np.stack(per_rep, 1), theory)
+    # the ell exponent at m -> oo: the worst anchor per replicate in units of (19)'s ell-free factors (its value at the
+    # first ell and m_fixed: any ell-free normalisation leaves the slope unchanged)
+    R_ell = ctx.reps(64, 256)
+    e_ells = np.asarray(exponent_ells)
+    err, at = _prop2_ell_errors(ctx, "ell-exponent", R_ell, k=k, d=d, ells=e_ells, distances=exponent_distances)
+    norm = np.asarray(theory(**at, d=d, k=k, m=m_fixed, N=2 * m_fixed, ell=int(e_ells[0])), dtype=float)
+    worst = (err / norm).max(axis=2).T  # [R_ell, P]
+    lead = leading_rate(theory, "ell", first=("m",))
+    v_exp, fit_exp = rate_verdict(e_ells, worst, lead, param="ell", tol=exponent_tol,
+                                  rng=ctx.numpy_rng("bootstrap/ell-exponent"))
     with aside():  # one constant fitted on the ell sweep and held on the m sweep: the shape, reported
         v, info = held_out_constant_verdict(sup[:n_cal], sup[:n_cal], np.ones(n_cal), sup[n_cal:], sup[n_cal:],
                                             np.ones(len(ms)), margin=margin)
     info["unit_constant"] = info_unit
-    v = combine([v] + ([v_unit] if v_unit is not None else []))
+    v = combine([v, v_exp] + ([v_unit] if v_unit is not None else []))
     names = [f"ell={e}" for e in ells] + [f"m={m}" for m in ms]
     x = np.arange(1, len(names) + 1)
+    ci = fit_exp["slope_ci"]
     return result_for(
         ctx,
         claim(theory, r"\big|\|\Sigma_{z}(\theta^*_{z}-\theta_t)\|^2-\hat\sigma_t^2\big|\lesssim(\delta_t^2+\sigma^2)(\xi_1/p_{z}+\xi_2)"),
         v,
-        observed={"grid": names, "sup_ratio_to_shape": sup, "replicates": R, "anchor_distances": list(distances)},
-        predicted={"constant_fitted_on": "ell sweep", "constant": info["constant"], "margin": margin},
-        fit=info,
+        observed={"grid": names, "sup_ratio_to_shape": sup, "replicates": R, "anchor_distances": list(distances),
+                  "exponent_ells": e_ells, "worst_case_ell_sweep": worst.mean(0), "exponent_replicates": R_ell,
+                  "exponent_anchor_distances": list(exponent_distances)},
+        predicted={"exponent_ell": fit_exp["predicted_exponent"], "exponent_tolerance": exponent_tol,
+                   "constant_fitted_on": "ell sweep", "constant": info["constant"], "margin": margin},
+        fit={**info, "exponent_ell": fit_exp},
         explanation=verdict_words(
             v,
-            f"(19) holds even with its hidden constant set to 1 (worst error/bound {info_unit['worst_ratio']:.3g}: the bound "
-            f"exceeds the error by {1 / info_unit['worst_ratio']:.0f}x or more, since xi_2's (k/ell) log^3 N term dominates "
-            "it at these ell). "
-            f"The error of sigma_hat^2 as an estimate of ||Sigma_z e||^2, divided by (delta^2 + sigma^2)(xi_1/p_z + xi_2), "
-            f"stays below the constant fitted on the ell sweep ({info['constant']:.3g}, x{margin:g}) on the held-out m sweep "
-            f"(worst {info['worst_test_ratio_to_constant']:.2f} of it): one constant serves both sample sizes.",
-            f"The m sweep exceeds the constant fitted on the ell sweep (worst {info['worst_test_ratio_to_constant']:.2f} "
-            "of it): the shape of (19) does not follow the estimation error.",
-            "The calibration did not produce a usable constant."),
-        figure=figspec.figure(figspec.panel(
-            r"Sup of $|\hat\sigma^2-\|\Sigma e\|^2|$ / shape", "grid point #", "ratio",
-            [figspec.observed("empirical sup", x, sup[None]), figspec.line("held-fixed constant", x, info["constant"], "bound")],
-            xscale="linear")),
+            f"(19) of Proposition 2 holds even with its hidden constant set to 1 (worst error/bound "
+            f"{info_unit['worst_ratio']:.3g}: the bound exceeds the error by {1 / info_unit['worst_ratio']:.0f}x or more, "
+            "since xi_2's (k/ell) log^3 N term dominates it at these ell). Its rate in ell is attained: with the subspace "
+            f"exact (m -> oo) the worst error falls with slope {fit_exp['slope']:.2f} in ell (CI {ci[0]:.2f} to "
+            f"{ci[1]:.2f}), the {fit_exp['predicted_exponent']:g} of xi_2's leading term sqrt((k/ell) log N), as a mean "
+            f"of ell fresh samples must. One constant fitted on the ell sweep ({info['constant']:.3g}, x{margin:g}) also "
+            f"covers the held-out m sweep (worst {info['worst_test_ratio_to_constant']:.2f} of it).",
+            f"The worst error falls with slope {fit_exp['slope']:.2f} in ell (CI {ci[0]:.2f} to {ci[1]:.2f}) against the "
+            f"stated {fit_exp['predicted_exponent']:g} (tolerance {exponent_tol:g}), or the m sweep exceeds the constant "
+            f"fitted on the ell sweep (worst {info['worst_test_ratio_to_constant']:.2f} of it): (19)'s shape does not "
+            "follow the estimation error.",
+            f"The slope {fit_exp['slope']:.2f} in ell (CI {ci[0]:.2f} to {ci[1]:.2f}) is not resolved against "
+            f"{fit_exp['predicted_exponent']:g} (tolerance {exponent_tol:g}), or the calibration gave no usable constant."),
+        figure=figspec.figure(
+            figspec.panel(r"Worst $|\hat\sigma^2-\|\Sigma e\|^2|$ at $m\to\infty$ / $\ell$-free factors vs $\ell$",
+                          r"$\ell$", "error",
+                          [figspec.observed("measured worst", e_ells, worst, rng=ctx.numpy_rng("figure")),
+                           figspec.line(rf"$\propto\ell^{{{fit_exp['predicted_exponent']:g}}}$", e_ells,
+                                        worst.mean(0)[0] * (e_ells / e_ells[0]) ** fit_exp["predicted_exponent"], "bound")]),
+            figspec.panel(r"Sup of $|\hat\sigma^2-\|\Sigma e\|^2|$ / shape", "grid point #", "ratio",
+                          [figspec.observed("empirical sup", x, sup[None]),
+                           figspec.line("held-fixed constant", x, info["constant"], "bound")], xscale="linear")),
+        arrays={"error_ell_exponent": err},
     )
 
 
