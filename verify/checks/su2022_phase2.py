@@ -619,13 +619,15 @@ def c25_clustering_terms(ctx: Context, *, lemma2: Bound = S.LEMMA_2, features: B
 @check("su2022.c26", "Lemma 7: lambda(K_j) lies in [c alpha s N_j/(kappa N), C beta s N_j/N]: both ends of order N_j/N",
        "bound", "holds", no_control="a property of the cluster matrix K_j of the data, not of an algorithm's behaviour")
 def c26_lemma7(ctx: Context, *, lower: Bound = S.LEMMA_7_LOWER, upper: Bound = S.LEMMA_7_UPPER,
-               multiples=(30, 100, 300, 1000), others=(10, 100, 1000), d: int = 10, n: int = 5,
+               multiples=(100, 300, 1000, 3000), others=(10, 100, 1000), d: int = 10, n: int = 5,
                settings=((1, 0.5), (5, 0.1), (5, 0.5)), tol: float = 0.1) -> Result:
     """Spec C26, tested on its exponents. Lemma 7 brackets both ends of the spectrum of K_j between bounds of the
     same order, c alpha s N_j/(kappa N) <= lambda_min(K_j) <= lambda_max(K_j) <= C beta s N_j/N: the lemma itself
     says lambda(K_j) = Theta(N_j/N), so each end is tested as matched from both sides (kind tight) in each sample
-    size it names: N_j (cluster 1 of N_j = c d points, c in ``multiples`` >= 30 so that "N_j >~ d" holds; cluster
-    2 of 100 d, N moving with it) and N (N_j = 100 d, cluster 2 of c d points, c in ``others``), for FedAvg
+    size it names: N_j (cluster 1 of N_j = c d points, c in ``multiples`` >= 100 so that "N_j >~ d" holds with room:
+    lambda_min(Phi_j^T Phi_j) ~ alpha (sqrt(N_j) - sqrt(d))^2 (Bai-Yin) has local exponent 1 + sqrt(d/N_j)/(1 - sqrt(d/N_j)) in
+    N_j, 1.22 at N_j = 30 d and 1.11 at 100 d, so a grid from 30 d sat at +0.085 of the tolerance's 0.1 and was undecided at
+    2 of 6 seeds, from 100 d it sits at +0.045; cluster 2 of 100 d, N moving with it) and N (N_j = 100 d, cluster 2 of c d points, c in ``others``), for FedAvg
     (s, gamma) in ``settings``. The predicted exponent is the Bound's own log-log slope on the grid with alpha,
     beta, kappa and N at their measured values; tol = 0.1, so an exponent error of 0.25 in N_j or N is outside
     the interval (the reported power says by how much). alpha, beta, s and kappa are instance constants here,
