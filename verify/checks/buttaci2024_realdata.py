@@ -120,9 +120,9 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
     the threshold, for FedAvg and for Algorithm 1 at beta in ``betas``. The claim "diminishing beta positively and
     consistently affects convergence on unseen data" (printed speedups 1.0-1.6x in the imbalanced convex columns) is
     read as rounds(FedAvg)/rounds(beta) >= 1 (``theory``) for each beta, with a bootstrap CI over R replicates
-    (independent partitions; the paper runs seed 0 once). Reproduced when that bound holds (every CI at or above 1)
-    and every method reached the threshold within T rounds (the measurement is not censored); otherwise not
-    reproduced. The threshold is the paper's, relative to FedAvg's final accuracy: c = 0.75 on FEMNIST where FedAvg
+    (independent partitions; the paper runs seed 0 once). Reproduced when that bound holds (every CI at or above 1),
+    the mean ratio is above 1 for each beta ("fewer rounds": a tie is no speedup) and every method reached the
+    threshold within T rounds (the measurement is not censored); otherwise not reproduced. The threshold is the paper's, relative to FedAvg's final accuracy: c = 0.75 on FEMNIST where FedAvg
     ends at 80.2%, so c = (0.75/0.802) x FedAvg's final accuracy.
 
     Setting as the paper's where it can be: training and testing clients from an 80:20 split, the mutual-similarity
@@ -172,7 +172,10 @@ def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7)
     brng = ctx.numpy_rng("bootstrap")
     v_speed, info = bound_verdict(Y, theory, rng=brng)
     uncensored = bool((rounds["imbalanced"] <= T).all())
-    verdict = counterexample_verdict(v_speed.passed, uncensored)
+    # "fewer rounds than FedAvg": a tie in every replicate (every method first past the threshold in the same round, a
+    # ratio of exactly 1 with no spread) satisfies ">= 1" but is no speedup; seen at seed 4 (all at round 5)
+    fewer = bool(np.all(Y.mean(0) > 1.0))
+    verdict = counterexample_verdict(v_speed.passed and fewer, uncensored)
     with aside():  # a finer measure beside it (reported): mean test accuracy over rounds 1..T, ratio to FedAvg's
         Ya = np.stack([curves["imbalanced"][1:, i].mean(0) / curves["imbalanced"][1:, -1].mean(0)
                        for i in range(len(betas))], 1)
