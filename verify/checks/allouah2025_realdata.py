@@ -103,7 +103,13 @@ def x20_fig2(ctx: Context, *, theory: Bound = FIG2_ORDER, f: int = 5, honest: in
     minus the honest mean) and LF (the mean of the honest workers' gradients on flipped labels y -> 9 - y). Algorithm 1
     (local momentum, clipping, the aggregation) with CAF replaced by each competitor. The claim, read as
     acc(CAF)/acc(b) >= 1 (``theory``) for b in CWTM, CWMED, GM, MK, Meamed under both attacks: ten ratios of final
-    test accuracy, each with a bootstrap CI over R replicates (the paper: five seeds), all required above 1.
+    test accuracy, each with a bootstrap CI over R replicates (the paper: five seeds), all required above 1. The
+    partitions where a competitor beats CAF are counted in the Result: under LF, CAF collapses in some partitions (to
+    3-19% test accuracy; 3% is below chance, i.e. the model learnt the flipped labels), which leaves the verdict
+    undecided at about half of the root seeds on digits (at expected at seeds 0 and 1; 2, 3, 4 inconclusive). The
+    digits substitution makes the honest momenta far noisier than the paper's MNIST (100 samples and b = 50 per
+    worker against about 6000 and b = 100); a plausible cause, not tested here, is a covariance filter taking the
+    honest spread for the attack. Whether the collapse occurs on MNIST is for ``--data`` at full fidelity to say.
 
     Substitutions, stated in the Result: digits 8x8 in place of MNIST (unless ``ctx.data`` names MNIST);
     softmax-linear model in place of the CNN with 431,080 parameters; 100 samples per worker and b = 50 on digits
@@ -145,9 +151,12 @@ def x20_fig2(ctx: Context, *, theory: Bound = FIG2_ORDER, f: int = 5, honest: in
     cols = [(a, g) for a in attacks for g in competitors]
     floor = 1.0 / len(ds.y_test)  # an accuracy of 0 counts as one test sample (the measurement's resolution)
     acc = {k: np.maximum(v, floor) for k, v in acc.items()}
-    Y = np.stack([acc[(a, "caf")] / acc[(a, g)] for a, g in cols], 1)
+    Y = np.stack([acc[(a, "caf")] / acc[(a, g)] for a, g in cols], 1)  # per partition: the figure and the finding
     brng = ctx.numpy_rng("bootstrap")
     v_claim, info = bound_verdict(Y, theory, rng=brng)
+    # per partition CAF is not always ahead: the partitions where some competitor beats it under the same attack
+    caf_acc = {a: acc[(a, "caf")] for a in attacks}
+    beaten = {a: np.flatnonzero(caf_acc[a] < np.max([acc[(a, g)] for g in competitors], 0)) for a in attacks}
     with aside():  # context, not a control: the unfiltered mean against the same competitors
         Yc = np.stack([acc[(a, "mean")] / acc[(a, g)] for a, g in cols], 1)
         _, info_c = bound_verdict(Yc, theory, rng=brng)
@@ -177,6 +186,7 @@ def x20_fig2(ctx: Context, *, theory: Bound = FIG2_ORDER, f: int = 5, honest: in
                   "adversary_free_dsgd": acc_free.tolist(),
                   "ratio_CAF_over": {f"{a}/{g}": [float(info["mean"][i]), float(info["ci_lo"][i]), float(info["ci_hi"][i])]
                                      for i, (a, g) in enumerate(cols)},
+                  "partitions_where_a_competitor_beats_caf": {a: ix.tolist() for a, ix in beaten.items()},
                   "dataset": ds.describe(), "reused_draws": int(reused), "replicates": R, "substitution": subst},
         predicted={"ratio_at_least": 1.0, "paper": "CAF best under SF (close to 80%) and LF (about 90%, as adversary-free "
                                                    "DSGD); the best of CWTM, CWMED, GM just above 50% under LF"},
@@ -185,13 +195,18 @@ def x20_fig2(ctx: Context, *, theory: Bound = FIG2_ORDER, f: int = 5, honest: in
         explanation=(f"Final test accuracy (%), mean over {R} replicates: {lines}; adversary-free DSGD "
                      f"{100 * acc_free.mean():.1f}. The smallest CAF/competitor ratio is "
                      f"{ATTACK_NAMES[cols[worst][0]]}/{NAMES[cols[worst][1]]}: {info['mean'][worst]:.3f} (CI lower end "
-                     f"{info['ci_lo'][worst]:.3f}); CAF is " + ("ahead on every pair." if v_claim.passed else
-                                                                 "not ahead on every pair.")
+                     f"{info['ci_lo'][worst]:.3f}); CAF is "
+                     + ("ahead on every pair." if v_claim.passed else "not ahead on every pair.")
+                     + " Per partition: " + "; ".join(
+                         f"under {ATTACK_NAMES[a]} a competitor beats CAF in {len(ix)} of {R}"
+                         + (f" (CAF's accuracy there {', '.join(f'{100 * caf_acc[a][k]:.0f}%' for k in ix)})"
+                            if len(ix) else "") for a, ix in beaten.items()) + "."
                      + f" Context (not judged): the unfiltered mean is ahead of {', '.join(mean_ahead) or 'no competitor'} "
                      f"(SF and LF at f = {f} of {honest + f} shorten the mean's step rather than reverse it)."
                      f" Substitution: {subst}."),
         finding=remark(f"{'MNIST' if on_mnist else 'Digits 8x8 (not MNIST)'}: {lines}; adversary-free DSGD "
-                       f"{100 * acc_free.mean():.1f}. {subst}."),
+                       f"{100 * acc_free.mean():.1f}. Partitions where a competitor beats CAF: "
+                       + ", ".join(f"{ATTACK_NAMES[a]} {len(ix)} of {R}" for a, ix in beaten.items()) + f". {subst}."),
         figure=figspec.figure(figspec.panel(
             "acc(CAF)/acc(aggregator), " + ("MNIST" if on_mnist else "digits 8x8 in place of MNIST"),
             "pair: " + ", ".join(f"{i + 1} = {ATTACK_NAMES[a]}/{NAMES[g]}" for i, (a, g) in enumerate(cols)), "ratio",
