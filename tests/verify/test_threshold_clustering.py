@@ -290,8 +290,8 @@ def test_step_cache_skips_and_falls_back():
 
 
 def test_c_balls_are_the_torch_balls():
-    """The plain-C pass over the dot products (verify/algorithms/tc_balls.c, built by make setup) decides the same
-    balls as the torch ops, and the clusterings with and without it are bitwise equal."""
+    """The plain-C passes (verify/algorithms/tc_balls.c, built by make setup) decide the same balls as the torch ops,
+    their slacks agree to the rounding bound, and the clusterings with and without them are bitwise equal."""
     from verify.algorithms import tc_c
 
     if tc_c.build() is None or tc_c.kernel() is None:
@@ -309,7 +309,15 @@ def test_c_balls_are_the_torch_balls():
             (b0, s0), v0 = out["0"]
             (b1, s1), v1 = out["1"]
             assert torch.equal(b0, b1) and torch.equal(v0, v1)
-            assert torch.allclose(s0, s1, rtol=1e-6, atol=1e-9)
+            # the C pass sums the dot products in another order than bmm: the gaps (squared units) may differ by
+            # the rounding bound of each side, no more
+            from verify.aggregators.classic import _EPS64, gram_error_factor
+
+            z_max = (Z * Z).sum(-1).amax(-1)[:, None]
+            bound = gram_error_factor(Z.shape[-1]) * ((V0 * V0).sum(-1) + z_max) + 4 * _EPS64 * tau * tau
+            g0, g1 = (s0 + tau) ** 2 - tau * tau, (s1 + tau) ** 2 - tau * tau
+            both = (s0 > 0) & (s1 > 0)
+            assert bool(((g0 - g1).abs()[both] <= 2.5 * bound[both] + 1e-9 * g0[both]).all())
     finally:
         if saved is None:
             os.environ.pop("FEDVERIFY_TC_C", None)

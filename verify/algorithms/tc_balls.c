@@ -38,3 +38,242 @@ int64_t tc_gram_balls(int64_t R, int64_t K, int64_t N, const double *g, const do
   }
   return n_unsure;
 }
+
+/* The same balls with the dot products computed here too, fused with the test while a replicate's points are in
+ * cache (no [R, K, N] product in memory, no BLAS call): for the n replicates rows[a] of z [R, N, d] (z_sq [R, N]
+ * their squared norms) and the centers v [n, K, d], with c = ||v_k||^2 - tau_k^2 and bound [n, K], the outputs
+ * inside, unsure [n, K, N] and gap [n, K] are as in tc_gram_balls with g = <v_k, z_i> summed in another order (the
+ * bound holds for any order). Points go in tiles of 16 (transposed into a scratch tile in L1), centers in blocks
+ * of 4 (8 independent FMA chains of 8 lanes). GCC/clang vector extensions: plain C on any target. */
+#include <stdlib.h>
+#include <string.h>
+
+typedef double v8d __attribute__((vector_size(64)));
+typedef long long v8l __attribute__((vector_size(64)));
+typedef signed char v8c __attribute__((vector_size(8)));
+#define TILE 16
+
+/* The points i0 .. i0 + 15 of row zr [N, d] as a [d, TILE] tile (zero-padded past N): from the tile-major copy zt of
+ * the replicate ([ceil(N / TILE), d, TILE], written by tc_norms) when there is one, else transposed into scratch. */
+static inline const double *tile_of(const double *zr, const double *ztr, int64_t i0, int64_t N, int64_t d,
+                                    double *scratch) {
+  if (ztr) return ztr + (i0 / TILE) * d * TILE;
+  const int64_t w = N - i0 < TILE ? N - i0 : TILE;
+  if (w == TILE) {
+    for (int64_t p = 0; p < TILE; ++p)
+      for (int64_t j = 0; j < d; ++j) scratch[j * TILE + p] = zr[(i0 + p) * d + j];
+  } else {
+    for (int64_t p = 0; p < TILE; ++p)
+      for (int64_t j = 0; j < d; ++j) scratch[j * TILE + p] = p < w ? zr[(i0 + p) * d + j] : 0.0;
+  }
+  return scratch;
+}
+
+int64_t tc_dot_balls(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K, const double *z,
+                     const double *zt_all, const double *z_sq, const double *v, const double *c, const double *bound, uint8_t *inside,
+                     uint8_t *unsure, double *gap) {
+  const int64_t Kp = (K + 3) / 4 * 4;
+  double *zt = aligned_alloc(64, sizeof(double) * TILE * (size_t)(d > 0 ? d : 1));
+  double *vp = aligned_alloc(64, sizeof(double) * (size_t)(Kp * (d > 0 ? d : 1)));
+  if (!zt || !vp) {
+    free(zt);
+    free(vp);
+    return -1;
+  }
+  int64_t n_unsure = 0;
+  for (int64_t a = 0; a < n; ++a) {
+    const double *zr = z + rows[a] * N * d, *zs = z_sq + rows[a] * N;
+    const double *ztr = zt_all ? zt_all + rows[a] * ((N + TILE - 1) / TILE) * TILE * d : NULL;
+    memset(vp, 0, sizeof(double) * (size_t)(Kp * d));
+    memcpy(vp, v + a * K * d, sizeof(double) * (size_t)(K * d));
+    for (int64_t k = 0; k < K; ++k) gap[a * K + k] = INFINITY;
+    for (int64_t i0 = 0; i0 < N; i0 += TILE) {
+      const int64_t w = N - i0 < TILE ? N - i0 : TILE;
+      const double *tl = tile_of(zr, ztr, i0, N, d, zt);
+      for (int64_t kb = 0; kb < Kp; kb += 4) {
+        const double *v0 = vp + kb * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
+        v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
+        for (int64_t j = 0; j < d; ++j) {
+          const v8d x0 = *(const v8d *)(tl + j * TILE), x1 = *(const v8d *)(tl + j * TILE + 8);
+          a00 += v0[j] * x0;
+          a01 += v0[j] * x1;
+          a10 += v1[j] * x0;
+          a11 += v1[j] * x1;
+          a20 += v2[j] * x0;
+          a21 += v2[j] * x1;
+          a30 += v3[j] * x0;
+          a31 += v3[j] * x1;
+        }
+        const v8d acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+        for (int64_t q = 0; q < 4 && kb + q < K; ++q) {
+          const int64_t ak = a * K + kb + q;
+          const double ck = c[ak], b = bound[ak];
+          uint8_t *in = inside + ak * N + i0, *un = unsure + ak * N + i0;
+          if (w == TILE) {  /* vectorised: m = (c + z_sq) - 2 g on 8 lanes at a time */
+            v8d lo = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+            v8l cnt = {0};
+            for (int h = 0; h < 2; ++h) {
+              v8d zsv;
+              memcpy(&zsv, zs + i0 + 8 * h, sizeof zsv);
+              const v8d m = (ck + zsv) - 2.0 * acc[q][h];
+              const v8d am = (v8d)((v8l)m & 0x7fffffffffffffffLL); /* fabs, lane-wise */
+              const v8l isin = m <= 0.0, isun = am <= b;
+              const v8c bin = __builtin_convertvector(isin & 1, v8c), bun = __builtin_convertvector(isun & 1, v8c);
+              memcpy(in + 8 * h, &bin, 8);
+              memcpy(un + 8 * h, &bun, 8);
+              cnt -= isun;
+              const v8l lt = am < lo;
+              lo = (v8d)(((v8l)am & lt) | ((v8l)lo & ~lt));
+            }
+            double l = gap[ak];
+            int64_t n_un = 0;
+            for (int e = 0; e < 8; ++e) {
+              l = lo[e] < l ? lo[e] : l;
+              n_un += cnt[e];
+            }
+            gap[ak] = l;
+            n_unsure += n_un;
+            continue;
+          }
+          double g[TILE];
+          memcpy(g, &acc[q][0], sizeof(v8d));
+          memcpy(g + 8, &acc[q][1], sizeof(v8d));
+          double lo = gap[ak];
+          int64_t cnt = 0;
+          for (int64_t p = 0; p < w; ++p) {
+            const double m = (ck + zs[i0 + p]) - 2.0 * g[p];
+            const double am = fabs(m);
+            in[p] = m <= 0.0;
+            un[p] = am <= b;
+            cnt += am <= b;
+            lo = am < lo ? am : lo;
+          }
+          gap[ak] = lo;
+          n_unsure += cnt;
+        }
+      }
+    }
+  }
+  free(zt);
+  free(vp);
+  return n_unsure;
+}
+
+/* The squared norms z_sq[r, i] = ||z_ri||^2 and their maxima z_max[r] of the n replicates rows[a] of z [R, N, d]
+ * (and, when zt is not NULL, their tile-major copies for tc_dot_balls and tc_dot_same). */
+void tc_norms(int64_t n, const int64_t *rows, int64_t N, int64_t d, const double *z, double *z_sq, double *z_max,
+              double *zt) {
+  const int64_t Np = (N + TILE - 1) / TILE * TILE;
+  for (int64_t a = 0; a < n; ++a) {
+    const int64_t r = rows[a];
+    if (zt) { /* the tile-major copy [Np / TILE, d, TILE] of the replicate, zero-padded */
+      double *o = zt + r * Np * d;
+      for (int64_t i0 = 0; i0 < Np; i0 += TILE)
+        tile_of(z + r * N * d, NULL, i0, N, d, o + (i0 / TILE) * d * TILE);
+    }
+    double hi = -INFINITY;
+    for (int64_t i = 0; i < N; ++i) {
+      const double *zi = z + (r * N + i) * d;
+      double s = 0.0;
+#pragma omp simd reduction(+ : s)
+      for (int64_t j = 0; j < d; ++j) s += zi[j] * zi[j];
+      z_sq[r * N + i] = s;
+      hi = s > hi || s != s ? s : hi;
+    }
+    z_max[r] = hi;
+  }
+}
+
+/* For the balls at the points a center is about to move to (verify/algorithms/threshold_clustering.py, _reanchor):
+ * only whether each is the ball at the center itself and its gap. For the n replicates rows[a] of z and the centers
+ * v [n, KA, d] (center q's reference ball is ref[rows[a], q % K, :], ref [R, K, N] bool), with c and bound as in
+ * tc_dot_balls: same[a, q] = 1 when every point's test m <= 0 (m = (c_q + ||z_i||^2) - 2 <v_q, z_i>, undecided
+ * pairs included: the caller gives such an anchor slack 0) agrees with the reference ball, and gap[a, q] = min_i |m|
+ * (meaningful only where same). */
+void tc_dot_same(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t KA, int64_t K, const double *z,
+                 const double *zt_all, const double *z_sq, const double *v, const double *c, const uint8_t *ref, uint8_t *same,
+                 double *gap) {
+  const int64_t Kp = (KA + 3) / 4 * 4;
+  double *zt = aligned_alloc(64, sizeof(double) * TILE * (size_t)(d > 0 ? d : 1));
+  double *vp = aligned_alloc(64, sizeof(double) * (size_t)(Kp * (d > 0 ? d : 1)));
+  if (!zt || !vp) { /* no verdict: every anchor unusable */
+    for (int64_t q = 0; q < n * KA; ++q) same[q] = 0, gap[q] = 0.0;
+    free(zt);
+    free(vp);
+    return;
+  }
+  for (int64_t a = 0; a < n; ++a) {
+    const double *zr = z + rows[a] * N * d, *zs = z_sq + rows[a] * N;
+    const double *ztr = zt_all ? zt_all + rows[a] * ((N + TILE - 1) / TILE) * TILE * d : NULL;
+    const uint8_t *rr = ref + rows[a] * K * N;
+    memset(vp, 0, sizeof(double) * (size_t)(Kp * d));
+    memcpy(vp, v + a * KA * d, sizeof(double) * (size_t)(KA * d));
+    for (int64_t q = 0; q < KA; ++q) gap[a * KA + q] = INFINITY, same[a * KA + q] = 1;
+    for (int64_t i0 = 0; i0 < N; i0 += TILE) {
+      const int64_t w = N - i0 < TILE ? N - i0 : TILE;
+      const double *tl = tile_of(zr, ztr, i0, N, d, zt);
+      for (int64_t kb = 0; kb < Kp; kb += 4) {
+        const double *v0 = vp + kb * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
+        v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
+        for (int64_t j = 0; j < d; ++j) {
+          const v8d x0 = *(const v8d *)(tl + j * TILE), x1 = *(const v8d *)(tl + j * TILE + 8);
+          a00 += v0[j] * x0;
+          a01 += v0[j] * x1;
+          a10 += v1[j] * x0;
+          a11 += v1[j] * x1;
+          a20 += v2[j] * x0;
+          a21 += v2[j] * x1;
+          a30 += v3[j] * x0;
+          a31 += v3[j] * x1;
+        }
+        const v8d acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+        for (int64_t q = 0; q < 4 && kb + q < KA; ++q) {
+          const int64_t aq = a * KA + kb + q;
+          if (!same[aq]) continue;
+          const double cq = c[aq];
+          const uint8_t *rq = rr + ((kb + q) % K) * N + i0;
+          if (w == TILE) { /* vectorised */
+            v8d lo = {gap[aq], gap[aq], gap[aq], gap[aq], gap[aq], gap[aq], gap[aq], gap[aq]};
+            v8l diff = {0};
+            for (int h = 0; h < 2; ++h) {
+              v8d zsv;
+              v8c rb;
+              memcpy(&zsv, zs + i0 + 8 * h, sizeof zsv);
+              memcpy(&rb, rq + 8 * h, sizeof rb);
+              const v8d m = (cq + zsv) - 2.0 * acc[q][h];
+              const v8d am = (v8d)((v8l)m & 0x7fffffffffffffffLL);
+              const v8l rin = __builtin_convertvector(rb, v8l) != 0;
+              diff |= (m <= 0.0) ^ rin;
+              const v8l lt = am < lo;
+              lo = (v8d)(((v8l)am & lt) | ((v8l)lo & ~lt));
+            }
+            double l = gap[aq];
+            long long dd = 0;
+            for (int e = 0; e < 8; ++e) {
+              l = lo[e] < l ? lo[e] : l;
+              dd |= diff[e];
+            }
+            gap[aq] = l;
+            if (dd) same[aq] = 0;
+            continue;
+          }
+          double g[TILE];
+          memcpy(g, &acc[q][0], sizeof(v8d));
+          memcpy(g + 8, &acc[q][1], sizeof(v8d));
+          double lo = gap[aq];
+          int diff = 0;
+          for (int64_t p = 0; p < w; ++p) {
+            const double m = (cq + zs[i0 + p]) - 2.0 * g[p];
+            const double am = fabs(m);
+            diff |= (m <= 0.0) != (rq[p] != 0);
+            lo = am < lo ? am : lo;
+          }
+          gap[aq] = lo;
+          if (diff) same[aq] = 0;
+        }
+      }
+    }
+  }
+  free(zt);
+  free(vp);
+}
