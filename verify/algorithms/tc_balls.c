@@ -53,11 +53,10 @@ typedef long long v8l __attribute__((vector_size(64)));
 typedef signed char v8c __attribute__((vector_size(8)));
 #define TILE 16
 
-/* The points i0 .. i0 + 15 of row zr [N, d] as a [d, TILE] tile (zero-padded past N): from the tile-major copy zt of
- * the replicate ([ceil(N / TILE), d, TILE], written by tc_norms) when there is one, else transposed into scratch. */
-static inline const double *tile_of(const double *zr, const double *ztr, int64_t i0, int64_t N, int64_t d,
-                                    double *scratch) {
-  if (ztr) return ztr + (i0 / TILE) * d * TILE;
+/* The points i0 .. i0 + 15 of row zr [N, d] transposed into the [d, TILE] tile scratch (zero-padded past N). (A
+ * tile-major copy of all the points, made once a clustering, cost more than it saved: a fresh 16 MB buffer's page
+ * faults, 20 ms against 14 ms a TC benchmark clustering under load.) */
+static inline const double *tile_of(const double *zr, int64_t i0, int64_t N, int64_t d, double *scratch) {
   const int64_t w = N - i0 < TILE ? N - i0 : TILE;
   if (w == TILE) {
     for (int64_t p = 0; p < TILE; ++p)
@@ -70,7 +69,7 @@ static inline const double *tile_of(const double *zr, const double *ztr, int64_t
 }
 
 int64_t tc_dot_balls(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K, const double *z,
-                     const double *zt_all, const double *z_sq, const double *v, const double *c, const double *bound, uint8_t *inside,
+                     const double *z_sq, const double *v, const double *c, const double *bound, uint8_t *inside,
                      uint8_t *unsure, double *gap) {
   const int64_t Kp = (K + 3) / 4 * 4;
   double *zt = aligned_alloc(64, sizeof(double) * TILE * (size_t)(d > 0 ? d : 1));
@@ -83,13 +82,12 @@ int64_t tc_dot_balls(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64
   int64_t n_unsure = 0;
   for (int64_t a = 0; a < n; ++a) {
     const double *zr = z + rows[a] * N * d, *zs = z_sq + rows[a] * N;
-    const double *ztr = zt_all ? zt_all + rows[a] * ((N + TILE - 1) / TILE) * TILE * d : NULL;
     memset(vp, 0, sizeof(double) * (size_t)(Kp * d));
     memcpy(vp, v + a * K * d, sizeof(double) * (size_t)(K * d));
     for (int64_t k = 0; k < K; ++k) gap[a * K + k] = INFINITY;
     for (int64_t i0 = 0; i0 < N; i0 += TILE) {
       const int64_t w = N - i0 < TILE ? N - i0 : TILE;
-      const double *tl = tile_of(zr, ztr, i0, N, d, zt);
+      const double *tl = tile_of(zr, i0, N, d, zt);
       for (int64_t kb = 0; kb < Kp; kb += 4) {
         const double *v0 = vp + kb * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
         v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
@@ -159,18 +157,10 @@ int64_t tc_dot_balls(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64
   return n_unsure;
 }
 
-/* The squared norms z_sq[r, i] = ||z_ri||^2 and their maxima z_max[r] of the n replicates rows[a] of z [R, N, d]
- * (and, when zt is not NULL, their tile-major copies for tc_dot_balls and tc_dot_same). */
-void tc_norms(int64_t n, const int64_t *rows, int64_t N, int64_t d, const double *z, double *z_sq, double *z_max,
-              double *zt) {
-  const int64_t Np = (N + TILE - 1) / TILE * TILE;
+/* The squared norms z_sq[r, i] = ||z_ri||^2 and their maxima z_max[r] of the n replicates rows[a] of z [R, N, d]. */
+void tc_norms(int64_t n, const int64_t *rows, int64_t N, int64_t d, const double *z, double *z_sq, double *z_max) {
   for (int64_t a = 0; a < n; ++a) {
     const int64_t r = rows[a];
-    if (zt) { /* the tile-major copy [Np / TILE, d, TILE] of the replicate, zero-padded */
-      double *o = zt + r * Np * d;
-      for (int64_t i0 = 0; i0 < Np; i0 += TILE)
-        tile_of(z + r * N * d, NULL, i0, N, d, o + (i0 / TILE) * d * TILE);
-    }
     double hi = -INFINITY;
     for (int64_t i = 0; i < N; ++i) {
       const double *zi = z + (r * N + i) * d;
@@ -191,7 +181,7 @@ void tc_norms(int64_t n, const int64_t *rows, int64_t N, int64_t d, const double
  * pairs included: the caller gives such an anchor slack 0) agrees with the reference ball, and gap[a, q] = min_i |m|
  * (meaningful only where same). */
 void tc_dot_same(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t KA, int64_t K, const double *z,
-                 const double *zt_all, const double *z_sq, const double *v, const double *c, const uint8_t *ref, uint8_t *same,
+                 const double *z_sq, const double *v, const double *c, const uint8_t *ref, uint8_t *same,
                  double *gap) {
   const int64_t Kp = (KA + 3) / 4 * 4;
   double *zt = aligned_alloc(64, sizeof(double) * TILE * (size_t)(d > 0 ? d : 1));
@@ -204,14 +194,13 @@ void tc_dot_same(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K
   }
   for (int64_t a = 0; a < n; ++a) {
     const double *zr = z + rows[a] * N * d, *zs = z_sq + rows[a] * N;
-    const double *ztr = zt_all ? zt_all + rows[a] * ((N + TILE - 1) / TILE) * TILE * d : NULL;
     const uint8_t *rr = ref + rows[a] * K * N;
     memset(vp, 0, sizeof(double) * (size_t)(Kp * d));
     memcpy(vp, v + a * KA * d, sizeof(double) * (size_t)(KA * d));
     for (int64_t q = 0; q < KA; ++q) gap[a * KA + q] = INFINITY, same[a * KA + q] = 1;
     for (int64_t i0 = 0; i0 < N; i0 += TILE) {
       const int64_t w = N - i0 < TILE ? N - i0 : TILE;
-      const double *tl = tile_of(zr, ztr, i0, N, d, zt);
+      const double *tl = tile_of(zr, i0, N, d, zt);
       for (int64_t kb = 0; kb < Kp; kb += 4) {
         const double *v0 = vp + kb * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
         v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};

@@ -55,14 +55,16 @@ def _load():
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
     lib.tc_gram_balls.argtypes = [i64, i64, i64] + [ptr] * 8
     lib.tc_gram_balls.restype = i64
-    lib.tc_dot_balls.argtypes = [i64, ptr, i64, i64, i64] + [ptr] * 9
+    lib.tc_dot_balls.argtypes = [i64, ptr, i64, i64, i64] + [ptr] * 8
     lib.tc_dot_balls.restype = i64
-    lib.tc_dot_same.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 8
+    lib.tc_dot_same.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 7
     lib.tc_dot_same.restype = None
-    lib.tc_norms.argtypes = [i64, ptr, i64, i64, ptr, ptr, ptr, ptr]
+    lib.tc_norms.argtypes = [i64, ptr, i64, i64, ptr, ptr, ptr]
     lib.tc_norms.restype = None
     lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]
     lib.sort_columns.restype = None
+    lib.transpose_blocks.argtypes = [ptr, ptr, i64, i64, i64]
+    lib.transpose_blocks.restype = None
     return lib
 
 
@@ -108,6 +110,13 @@ def sort_columns():
     ``[B, N, C]`` array in place, or None."""
     lib = library()
     return None if lib is None else lib.sort_columns
+
+
+def transpose_blocks():
+    """``transpose_blocks(src, dst, B, n, cols)``: ``dst[b] = src[b].T`` for contiguous float64 ``[B, n, cols]`` into
+    ``[B, cols, n]``, or None."""
+    lib = library()
+    return None if lib is None else lib.transpose_blocks
 
 
 def build(compiler: str | None = None) -> Path | None:

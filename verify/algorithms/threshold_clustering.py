@@ -186,7 +186,7 @@ def _dot_balls(z, v, z_sq, c, bound):
     inside = torch.empty(r, K, N, dtype=torch.bool)
     unsure = torch.empty(r, K, N, dtype=torch.bool)
     gap = torch.empty(r, K, dtype=torch.float64)
-    n = dot(r, rows.data_ptr(), N, d, K, z.data_ptr(), None,
+    n = dot(r, rows.data_ptr(), N, d, K, z.data_ptr(),
             *(x.data_ptr() for x in (z_sq, v, c, bound, inside, unsure, gap)))
     return None if n < 0 else (inside, unsure, gap, n > 0)
 
@@ -269,10 +269,6 @@ AHEAD = (1, 2, math.inf)
 #: against 9.75 ms a clustering (interleaved, load 1.8 on 2 cores).
 AHEAD_C = (2, math.inf)
 
-#: The largest tile-major copy of the points the C path keeps (it saves transposing a tile at each pass).
-ZT_MAX_BYTES = 1 << 28
-
-
 #: Sum blocks whose balls :class:`StepCache` recomputes in one go (fewer, larger calls; the sums stay per block).
 GROUP = 2
 
@@ -310,7 +306,6 @@ class StepCache:
         self.in_sum = Z.new_empty(R, K, d)
         self.count = Z.new_empty(R, K, 1)
         self.inside = torch.empty(R, K, N, dtype=torch.bool, device=Z.device)
-        self.zt = None  # the points' tile-major copy for the C passes (filled with the norms when it is small enough)
         self.fresh = True
 
     def stale_rows(self, V: torch.Tensor) -> torch.Tensor:
@@ -449,8 +444,7 @@ def _reanchor_c(cache: StepCache, Z, V, tau, inclusive: bool, rows: int, idx: to
     inside = torch.empty(n, K, N, dtype=torch.bool)
     unsure = torch.empty(n, K, N, dtype=torch.bool)
     gap = torch.empty(n, K, dtype=torch.float64)
-    zt = None if cache.zt is None else cache.zt.data_ptr()
-    ptrs = (Z.data_ptr(), zt, cache.z_sq.data_ptr(), v.data_ptr(), c.data_ptr(), bound.data_ptr(), inside.data_ptr(),
+    ptrs = (Z.data_ptr(), cache.z_sq.data_ptr(), v.data_ptr(), c.data_ptr(), bound.data_ptr(), inside.data_ptr(),
             unsure.data_ptr(), gap.data_ptr())
     if lib.tc_dot_balls(n, idx.data_ptr(), N, d, K, *ptrs) > 0:  # the pairs near tau: exact differences
         a, k, i = unsure.nonzero(as_tuple=True)
@@ -479,7 +473,7 @@ def _reanchor_c(cache: StepCache, Z, V, tau, inclusive: bool, rows: int, idx: to
     ca, bound_a = prepare(va, ta)
     same = torch.empty(n, A * K, dtype=torch.bool)
     gap_a = torch.empty(n, A * K, dtype=torch.float64)
-    lib.tc_dot_same(n, idx.data_ptr(), N, d, A * K, K, Z.data_ptr(), zt, cache.z_sq.data_ptr(), va.data_ptr(),
+    lib.tc_dot_same(n, idx.data_ptr(), N, d, A * K, K, Z.data_ptr(), cache.z_sq.data_ptr(), va.data_ptr(),
                     ca.data_ptr(), cache.inside.data_ptr(), same.data_ptr(), gap_a.data_ptr())
     gap_a -= bound_a
     ta = ta[..., 0]
@@ -501,10 +495,7 @@ def _c_norms(Z: torch.Tensor, cache: StepCache) -> bool:
         return False
     R, N, d = Z.shape
     rows = torch.arange(R)
-    tiles = -(-N // 16) * 16 * d  # the tile-major copy of a replicate (tc_balls.c, TILE = 16)
-    cache.zt = Z.new_empty(R * tiles) if R * tiles * Z.element_size() <= ZT_MAX_BYTES else None
-    norms(R, rows.data_ptr(), N, d, Z.data_ptr(), cache.z_sq.data_ptr(), cache.z_max.data_ptr(),
-          None if cache.zt is None else cache.zt.data_ptr())
+    norms(R, rows.data_ptr(), N, d, Z.data_ptr(), cache.z_sq.data_ptr(), cache.z_max.data_ptr())
     return True
 
 
@@ -531,7 +522,7 @@ def _c_ahead_slack(z, v, t, z_sq, z_max, ref):
     rows = torch.arange(r)
     same = torch.empty(r, KA, dtype=torch.bool)
     gap = torch.empty(r, KA, dtype=torch.float64)
-    kern(r, rows.data_ptr(), N, d, KA, K, z.data_ptr(), None, *(x.data_ptr() for x in (z_sq, v, c, ref, same, gap)))
+    kern(r, rows.data_ptr(), N, d, KA, K, z.data_ptr(), *(x.data_ptr() for x in (z_sq, v, c, ref, same, gap)))
     gap = gap - bound
     tt = t[..., 0]
     return torch.where(same & (gap > 0), torch.sqrt(tt * tt + gap.clamp_min(0)) - tt, torch.zeros_like(tt))
