@@ -323,3 +323,39 @@ def test_c_balls_are_the_torch_balls():
             os.environ.pop("FEDVERIFY_TC_C", None)
         else:
             os.environ["FEDVERIFY_TC_C"] = saved
+
+
+def test_c_anchor_slacks_are_lower_bounds():
+    """The C pass's anchors (tc_balls.c, tc_dot_anchor; pruned by the triangle inequality): where an anchor's slack h
+    is > 0, its ball is the ball at the center and every point's exact distance to it is more than h away from tau
+    (what lets a later step skip the ball); the balls at the centers are the exact-difference balls."""
+    from verify.algorithms import tc_c
+
+    if tc_c.build() is None or tc_c.library() is None:
+        pytest.skip("no C compiler")
+    g = torch.Generator().manual_seed(25)
+    cases = list(_tc_cases(g))
+    blobs = 4.0 * torch.randn(6, 1, 3, 16, generator=g, dtype=torch.float64)
+    pts = (blobs + 0.3 * torch.randn(6, 50, 3, 16, generator=g, dtype=torch.float64)).reshape(6, 150, 16)
+    cases.append((pts, pts[:, ::50].clone() + 0.05, 1.2))
+    cases.append((1e3 * pts, 1e3 * pts[:, ::50].clone(), 1.2e3))
+    checked = 0
+    for Z, V0, tau in cases:
+        Z = Z.contiguous()
+        radius = tc_module.Radius.fixed(tau)
+        cache = tc_module.step_cache(Z, V0, radius)
+        V = V0
+        for _ in range(4):
+            V = tc_module.threshold_step(Z, V, radius, cache=cache)
+            for j in range(cache.anchor.shape[1]):
+                a = cache.anchor[:, j]  # [R, K, d]
+                h = cache.slack[:, j]
+                dist = tc_module.distances(a, Z)  # [R, K, N]
+                ok = h > 0
+                if not bool(ok.any()):
+                    continue
+                far = ((dist - tau).abs().amin(-1) > h) | ~ok
+                same = ((dist <= tau) == cache.inside).all(-1) | ~ok
+                assert bool(far.all()) and bool(same.all())
+                checked += int(ok.sum())
+    assert checked > 0

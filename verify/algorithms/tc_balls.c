@@ -266,3 +266,163 @@ void tc_dot_same(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K
   free(zt);
   free(vp);
 }
+
+/* tc_dot_balls and the anchors of the step cache in one call, a replicate at a time while its points are in cache
+ * (verify/algorithms/threshold_clustering.py, _reanchor_c). Besides tc_dot_balls's outputs (m, the test quantities,
+ * are kept in scratch), for each center k with no undecided pair: the in-ball mean (summed here, in any order: an
+ * anchor is any point whose ball is computed rigorously) and the points anchor[a, j, k] = mean + keep^js[j] (v - mean),
+ * keep = 1 - |S| / N (js[j] = inf: the mean; an empty ball: v), and slack[a, j, k] > 0 when the ball at that anchor is
+ * the one at v_k, every point's true distance to the anchor being more than it away from tau_k (0 otherwise). A
+ * point is pruned by the triangle inequality: its true distance to v_k lies in sqrt(m + tau^2 -+ bound) and the
+ * anchor is delta = |anchor - v_k| away, so a point more than tau / 2 + delta inside (or outside) the ball at v_k is
+ * more than tau / 2 inside (outside) the ball at the anchor; only the others get a dot product with the anchor. u = unit roundoff; cf = gram_error_factor(d) (bounds the
+ * rounding of delta). Returns the number of undecided pairs, or -1 when out of memory. */
+int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K, int64_t A, const double *js,
+                      const double *z, const double *z_sq, const double *z_max, const double *v, const double *c,
+                      const double *t2, const double *bound, double cf, double u, uint8_t *inside, uint8_t *unsure,
+                      double *gap, double *anchor, double *slack) {
+  const int64_t Kp = (K + 3) / 4 * 4;
+  double *zt = aligned_alloc(64, sizeof(double) * TILE * (size_t)(d > 0 ? d : 1));
+  double *vp = aligned_alloc(64, sizeof(double) * (size_t)(Kp * (d > 0 ? d : 1)));
+  double *M = malloc(sizeof(double) * (size_t)((K * N) > 0 ? K * N : 1));
+  double *sum = malloc(sizeof(double) * (size_t)((K * d) > 0 ? K * d : 1));
+  int64_t *cnt = malloc(sizeof(int64_t) * (size_t)(K > 0 ? K : 1));
+  int64_t *unk = malloc(sizeof(int64_t) * (size_t)(K > 0 ? K : 1));
+  if (!zt || !vp || !M || !sum || !cnt || !unk) {
+    free(zt), free(vp), free(M), free(sum), free(cnt), free(unk);
+    return -1;
+  }
+  int64_t n_unsure = 0;
+  for (int64_t a = 0; a < n; ++a) {
+    const double *zr = z + rows[a] * N * d, *zs = z_sq + rows[a] * N;
+    memset(vp, 0, sizeof(double) * (size_t)(Kp * d));
+    memcpy(vp, v + a * K * d, sizeof(double) * (size_t)(K * d));
+    for (int64_t k = 0; k < K; ++k) gap[a * K + k] = INFINITY, unk[k] = 0;
+    /* 1. the balls at v: m for every pair, the test, the undecided pairs */
+    for (int64_t i0 = 0; i0 < N; i0 += TILE) {
+      const int64_t w = N - i0 < TILE ? N - i0 : TILE;
+      const double *tl = tile_of(zr, i0, N, d, zt);
+      for (int64_t kb = 0; kb < Kp; kb += 4) {
+        const double *v0 = vp + kb * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
+        v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
+        for (int64_t j = 0; j < d; ++j) {
+          const v8d x0 = *(const v8d *)(tl + j * TILE), x1 = *(const v8d *)(tl + j * TILE + 8);
+          a00 += v0[j] * x0;
+          a01 += v0[j] * x1;
+          a10 += v1[j] * x0;
+          a11 += v1[j] * x1;
+          a20 += v2[j] * x0;
+          a21 += v2[j] * x1;
+          a30 += v3[j] * x0;
+          a31 += v3[j] * x1;
+        }
+        const v8d acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+        for (int64_t q = 0; q < 4 && kb + q < K; ++q) {
+          const int64_t k = kb + q, ak = a * K + k;
+          const double ck = c[ak], b = bound[ak];
+          double g[TILE];
+          memcpy(g, &acc[q][0], sizeof(v8d));
+          memcpy(g + 8, &acc[q][1], sizeof(v8d));
+          double lo = gap[ak];
+          int64_t un_k = 0;
+          for (int64_t p = 0; p < w; ++p) {
+            const double m = (ck + zs[i0 + p]) - 2.0 * g[p];
+            const double am = fabs(m);
+            M[k * N + i0 + p] = m;
+            inside[ak * N + i0 + p] = m <= 0.0;
+            unsure[ak * N + i0 + p] = am <= b;
+            un_k += am <= b;
+            lo = am < lo ? am : lo;
+          }
+          gap[ak] = lo;
+          unk[k] += un_k;
+        }
+      }
+    }
+    /* 2. the in-ball sums and the anchors */
+    memset(sum, 0, sizeof(double) * (size_t)(K * d));
+    for (int64_t k = 0; k < K; ++k) {
+      const uint8_t *in = inside + (a * K + k) * N;
+      double *sk = sum + k * d;
+      int64_t ck = 0;
+      for (int64_t i = 0; i < N; ++i)
+        if (in[i]) {
+          const double *zi = zr + i * d;
+#pragma omp simd
+          for (int64_t j = 0; j < d; ++j) sk[j] += zi[j];
+          ++ck;
+        }
+      cnt[k] = ck;
+      n_unsure += unk[k];
+    }
+    for (int64_t k = 0; k < K; ++k) {
+      const int64_t ak = a * K + k;
+      const double *vk = v + ak * d;
+      const double keep = 1.0 - (double)cnt[k] / (double)N, inv = 1.0 / (double)(cnt[k] > 0 ? cnt[k] : 1);
+      const double tk2 = t2[ak], tk = sqrt(tk2), zm = z_max[a];
+      for (int64_t jj = 0; jj < A; ++jj) {
+        double *an = anchor + ((a * A + jj) * K + k) * d;
+        const double f = isinf(js[jj]) ? 0.0 : pow(keep, js[jj]);
+        double an_sq = 0.0, dl = 0.0;
+        for (int64_t j = 0; j < d; ++j) {
+          const double mean = cnt[k] > 0 ? sum[k * d + j] * inv : vk[j];
+          an[j] = mean + f * (vk[j] - mean);
+          an_sq += an[j] * an[j];
+          dl += (an[j] - vk[j]) * (an[j] - vk[j]);
+        }
+        double *sl = slack + (a * A + jj) * K + k;
+        *sl = 0.0;
+        if (unk[k] > 0 || !(tk > 0.0)) continue; /* an undecided pair at v: no slack at its anchors */
+        const double delta = sqrt(dl) * (1.0 + cf) + 4.0 * u * tk; /* >= the true |anchor - v_k| */
+        const double ca = an_sq - tk2, ba = cf * (an_sq + zm) + 4.0 * u * tk2;
+        /* pruned: the points the triangle inequality puts more than H = tau / 2 inside or outside (the slack is then
+         * at most H: a larger one is rarely of use, and the exact distances of the points nearer than it are) */
+        const double H = 0.5 * tk, ein = tk - delta - H, eout = tk + delta + H;
+        const double tin = ein > 0.0 ? ein * ein * (1.0 - 4.0 * u) : -INFINITY;
+        const double tout = eout * eout * (1.0 + 4.0 * u), bk = bound[ak];
+        const double *Mk = M + k * N;
+        const uint8_t *in = inside + ak * N;
+        double hi_in = -INFINITY, lo_out = INFINITY, lo_m = INFINITY;
+        int ok = 1;
+        for (int64_t i = 0; i < N && ok; ++i) {
+          const double D = Mk[i] + tk2;
+          if (in[i]) {
+            const double Dhi = (D + bk) * (1.0 + 4.0 * u);
+            if (Dhi < tin) {
+              hi_in = Dhi > hi_in ? Dhi : hi_in;
+              continue;
+            }
+          } else {
+            const double Dlo = (D - bk) * (1.0 - 4.0 * u);
+            if (Dlo > tout) {
+              lo_out = Dlo < lo_out ? Dlo : lo_out;
+              continue;
+            }
+          }
+          const double *zi = zr + i * d;
+          double gd = 0.0;
+#pragma omp simd reduction(+ : gd)
+          for (int64_t j = 0; j < d; ++j) gd += an[j] * zi[j];
+          const double m = (ca + zs[i]) - 2.0 * gd, am = fabs(m);
+          if (am <= ba || (m <= 0.0) != (in[i] != 0)) ok = 0; /* too near to say, or another ball */
+          lo_m = am < lo_m ? am : lo_m;
+        }
+        if (!ok) continue;
+        double h = INFINITY;
+        if (lo_m < INFINITY) h = sqrt(tk2 + (lo_m - ba)) - tk;
+        if (hi_in > -INFINITY) {
+          const double e = (tk - delta) - sqrt(hi_in);
+          h = e < h ? e : h;
+        }
+        if (lo_out < INFINITY) {
+          const double e = sqrt(lo_out) - (tk + delta);
+          h = e < h ? e : h;
+        }
+        h -= 16.0 * u * (tk + delta); /* the rounding of the subtractions and square roots above */
+        *sl = h > 0.0 && h < INFINITY ? h : 0.0;
+      }
+    }
+  }
+  free(zt), free(vp), free(M), free(sum), free(cnt), free(unk);
+  return n_unsure;
+}

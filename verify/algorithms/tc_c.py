@@ -59,6 +59,8 @@ def _load():
     lib.tc_dot_balls.restype = i64
     lib.tc_dot_same.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 7
     lib.tc_dot_same.restype = None
+    lib.tc_dot_anchor.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 8 + [ctypes.c_double] * 2 + [ptr] * 5
+    lib.tc_dot_anchor.restype = i64
     lib.tc_norms.argtypes = [i64, ptr, i64, i64, ptr, ptr, ptr]
     lib.tc_norms.restype = None
     lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]

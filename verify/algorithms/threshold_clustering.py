@@ -418,38 +418,44 @@ def _c_path(Z: torch.Tensor, V: torch.Tensor) -> bool:
 
 
 def _reanchor_c(cache: StepCache, Z, V, tau, inclusive: bool, rows: int, idx: torch.Tensor, fresh: bool) -> None:
-    """:func:`_reanchor` for the replicates ``idx`` by the C passes (tc_dot_balls, tc_dot_same), reading their points
-    in ``Z`` in place: the balls at ``V[idx]`` by the Gram identity with the exact recheck (:func:`gram_balls`), the
-    sum blocks of ``rows`` replicates in which a ball changed (all when ``fresh``), then the balls at the points
-    ``AHEAD`` (their slacks where they are the same balls)."""
+    """:func:`_reanchor` for the replicates ``idx`` by one C pass a replicate (tc_balls.c, tc_dot_anchor) that reads
+    their points in place: the balls at ``V[idx]`` by the Gram identity (the pairs it cannot decide then get the exact
+    recheck of :func:`gram_balls`) and the anchors ``AHEAD_C`` on the way to the balls' means with their slacks (a
+    point well inside or outside a ball is pruned by the triangle inequality); then the sum blocks of ``rows``
+    replicates in which a ball changed (all when ``fresh``), by :func:`_block_sums` as always."""
     from verify.aggregators.classic import _EPS64, gram_error_factor
     from verify.algorithms.tc_c import library
 
     lib = library()
     R, N, d = Z.shape
     K = V.shape[1]
-    n = idx.numel()
+    n, A = idx.numel(), len(AHEAD_C)
     idx = idx.contiguous()
     v, t = V.index_select(0, idx).contiguous(), tau.index_select(0, idx)[..., None]  # [n, K, d], [n, K, 1]
     z_max = cache.z_max.index_select(0, idx)  # [n, 1, 1]
-    cf, u4 = gram_error_factor(d), 4.0 * _EPS64
-
-    def prepare(w, tw):
-        w_sq = (w * w).sum(-1, keepdim=True)
-        t2 = tw * tw
-        bound = cf * (w_sq + z_max) + u4 * t2
-        return (w_sq - t2)[..., 0].contiguous(), bound[..., 0].contiguous()
-
-    c, bound = prepare(v, t)
+    cf = gram_error_factor(d)
+    v_sq = (v * v).sum(-1, keepdim=True)
+    t2 = t * t
+    bound = (cf * (v_sq + z_max) + (4.0 * _EPS64) * t2)[..., 0].contiguous()
+    c, t2 = (v_sq - t2)[..., 0].contiguous(), t2[..., 0].contiguous()
+    js = torch.tensor(AHEAD_C, dtype=torch.float64)
     inside = torch.empty(n, K, N, dtype=torch.bool)
     unsure = torch.empty(n, K, N, dtype=torch.bool)
     gap = torch.empty(n, K, dtype=torch.float64)
-    ptrs = (Z.data_ptr(), cache.z_sq.data_ptr(), v.data_ptr(), c.data_ptr(), bound.data_ptr(), inside.data_ptr(),
-            unsure.data_ptr(), gap.data_ptr())
-    if lib.tc_dot_balls(n, idx.data_ptr(), N, d, K, *ptrs) > 0:  # the pairs near tau: exact differences
+    anchor = torch.empty(n, A, K, d, dtype=torch.float64)
+    slack_a = torch.empty(n, A, K, dtype=torch.float64)
+    got = lib.tc_dot_anchor(n, idx.data_ptr(), N, d, K, A, js.data_ptr(), Z.data_ptr(), cache.z_sq.data_ptr(),
+                            z_max.data_ptr(), v.data_ptr(), c.data_ptr(), t2.data_ptr(), bound.data_ptr(), cf, _EPS64,
+                            inside.data_ptr(), unsure.data_ptr(), gap.data_ptr(), anchor.data_ptr(), slack_a.data_ptr())
+    if got < 0:  # out of memory in C: the exact balls, slack 0, no anchors
+        inside = distances(v, Z.index_select(0, idx))
+        inside = inside <= t if inclusive else inside < t
+        gap.zero_()
+        slack_a.zero_()
+        anchor.copy_(v[:, None].expand_as(anchor))
+    elif got > 0:  # the pairs near tau: exact differences
         a, k, i = unsure.nonzero(as_tuple=True)
-        r = idx[a]
-        dist = torch.cdist(v[a, k][:, None], Z[r, i][:, None], compute_mode="donot_use_mm_for_euclid_dist")[:, 0, 0]
+        dist = torch.cdist(v[a, k][:, None], Z[idx[a], i][:, None], compute_mode="donot_use_mm_for_euclid_dist")[:, 0, 0]
         tk = t[a, k, 0]
         inside[a, k, i] = dist <= tk if inclusive else dist < tk
     tt = t[..., 0]
@@ -464,23 +470,9 @@ def _reanchor_c(cache: StepCache, Z, V, tau, inclusive: bool, rows: int, idx: to
         blocks = (torch.unique(idx[changed] // rows) * rows).tolist()
     for s in blocks:
         _block_sums(cache, Z, s, rows)
-    count = cache.count.index_select(0, idx)
-    mean = cache.in_sum.index_select(0, idx) / count.clamp_min(1.0)
-    keep = 1.0 - count / N  # [n, K, 1]
-    ahead = [mean if math.isinf(j) else mean + keep ** j * (v - mean) for j in AHEAD_C]
-    A = len(ahead)
-    va, ta = torch.cat(ahead, 1).contiguous(), t.repeat(1, A, 1)
-    ca, bound_a = prepare(va, ta)
-    same = torch.empty(n, A * K, dtype=torch.bool)
-    gap_a = torch.empty(n, A * K, dtype=torch.float64)
-    lib.tc_dot_same(n, idx.data_ptr(), N, d, A * K, K, Z.data_ptr(), cache.z_sq.data_ptr(), va.data_ptr(),
-                    ca.data_ptr(), cache.inside.data_ptr(), same.data_ptr(), gap_a.data_ptr())
-    gap_a -= bound_a
-    ta = ta[..., 0]
-    slack_a = torch.where(same & (gap_a > 0), torch.sqrt(ta * ta + gap_a.clamp_min(0)) - ta, torch.zeros_like(ta))
     pad = cache.anchor.shape[1] - 1 - A  # the cache's unused anchors: slack 0, never used
-    cache.anchor[idx] = torch.stack([v, *ahead, *[v] * pad], 1)
-    cache.slack[idx] = torch.cat([slack[:, None], slack_a.unflatten(1, (A, K)), slack.new_zeros(n, pad, K)], 1)
+    cache.anchor[idx] = torch.cat([v[:, None], anchor, v[:, None].expand(n, pad, K, d)], 1)
+    cache.slack[idx] = torch.cat([slack[:, None], slack_a, slack.new_zeros(n, pad, K)], 1)
 
 
 def _c_norms(Z: torch.Tensor, cache: StepCache) -> bool:
