@@ -320,6 +320,33 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
         for (int64_t q = 0; q < 4 && kb + q < K; ++q) {
           const int64_t k = kb + q, ak = a * K + k;
           const double ck = c[ak], b = bound[ak];
+          if (w == TILE) { /* vectorised */
+            v8d lo = {gap[ak], gap[ak], gap[ak], gap[ak], gap[ak], gap[ak], gap[ak], gap[ak]};
+            v8l un = {0};
+            for (int h = 0; h < 2; ++h) {
+              v8d zsv;
+              memcpy(&zsv, zs + i0 + 8 * h, sizeof zsv);
+              const v8d m = (ck + zsv) - 2.0 * acc[q][h];
+              const v8d am = (v8d)((v8l)m & 0x7fffffffffffffffLL);
+              const v8l isun = am <= b;
+              const v8c bin = __builtin_convertvector((m <= 0.0) & 1, v8c), bun = __builtin_convertvector(isun & 1, v8c);
+              memcpy(M + k * N + i0 + 8 * h, &m, sizeof m);
+              memcpy(inside + ak * N + i0 + 8 * h, &bin, 8);
+              memcpy(unsure + ak * N + i0 + 8 * h, &bun, 8);
+              un -= isun;
+              const v8l lt = am < lo;
+              lo = (v8d)(((v8l)am & lt) | ((v8l)lo & ~lt));
+            }
+            double l = gap[ak];
+            int64_t nu = 0;
+            for (int e = 0; e < 8; ++e) {
+              l = lo[e] < l ? lo[e] : l;
+              nu += un[e];
+            }
+            gap[ak] = l;
+            unk[k] += nu;
+            continue;
+          }
           double g[TILE];
           memcpy(g, &acc[q][0], sizeof(v8d));
           memcpy(g + 8, &acc[q][1], sizeof(v8d));
@@ -384,7 +411,40 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
         const uint8_t *in = inside + ak * N;
         double hi_in = -INFINITY, lo_out = INFINITY, lo_m = INFINITY;
         int ok = 1;
-        for (int64_t i = 0; i < N && ok; ++i) {
+        int64_t i = 0;
+        { /* 8 points at a time: the pruned ones in vector registers, the others one by one */
+          const v8d NINF = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+          v8d hv = NINF, lv = -NINF;
+          for (; i + 8 <= N && ok; i += 8) {
+            v8d D;
+            v8c ib;
+            memcpy(&D, Mk + i, sizeof D);
+            memcpy(&ib, in + i, sizeof ib);
+            D += tk2;
+            const v8l inb = __builtin_convertvector(ib, v8l) != 0;
+            const v8d Dhi = (D + bk) * (1.0 + 4.0 * u), Dlo = (D - bk) * (1.0 - 4.0 * u);
+            const v8l pin = inb & (Dhi < tin), pout = ~inb & (Dlo > tout);
+            const v8l up = pin & (Dhi > hv), dn = pout & (Dlo < lv);
+            hv = (v8d)(((v8l)Dhi & up) | ((v8l)hv & ~up));
+            lv = (v8d)(((v8l)Dlo & dn) | ((v8l)lv & ~dn));
+            const v8l pr = pin | pout;
+            for (int e = 0; e < 8; ++e) {
+              if (pr[e]) continue;
+              const double *zi = zr + (i + e) * d;
+              double gd = 0.0;
+#pragma omp simd reduction(+ : gd)
+              for (int64_t j = 0; j < d; ++j) gd += an[j] * zi[j];
+              const double m = (ca + zs[i + e]) - 2.0 * gd, am = fabs(m);
+              if (am <= ba || (m <= 0.0) != (in[i + e] != 0)) ok = 0; /* too near to say, or another ball */
+              lo_m = am < lo_m ? am : lo_m;
+            }
+          }
+          for (int e = 0; e < 8; ++e) {
+            hi_in = hv[e] > hi_in ? hv[e] : hi_in;
+            lo_out = lv[e] < lo_out ? lv[e] : lo_out;
+          }
+        }
+        for (; i < N && ok; ++i) {
           const double D = Mk[i] + tk2;
           if (in[i]) {
             const double Dhi = (D + bk) * (1.0 + 4.0 * u);
