@@ -427,9 +427,12 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
             const v8l up = pin & (Dhi > hv), dn = pout & (Dlo < lv);
             hv = (v8d)(((v8l)Dhi & up) | ((v8l)hv & ~up));
             lv = (v8d)(((v8l)Dlo & dn) | ((v8l)lv & ~dn));
-            const v8l pr = pin | pout;
+            const v8c prb = __builtin_convertvector(pin | pout, v8c);
+            uint64_t bits;
+            memcpy(&bits, &prb, 8);
+            if (bits == ~(uint64_t)0) continue; /* all 8 pruned (each byte 0xff) */
             for (int e = 0; e < 8; ++e) {
-              if (pr[e]) continue;
+              if ((bits >> (8 * e)) & 1) continue;
               const double *zi = zr + (i + e) * d;
               double gd = 0.0;
 #pragma omp simd reduction(+ : gd)

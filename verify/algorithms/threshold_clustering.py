@@ -341,12 +341,13 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     if native is not None:
         S, C, inside = native.tc_sums(Z.contiguous(), V.contiguous(), tau.contiguous(), inclusive, want_inside)
         return S, C, tau, (inside if want_inside else None)
-    gram = gram_applies(Z, V, tau)
     rows = R if tau is None else max(1, min(R, TC_BLOCK_BYTES // max(1, N * d * Z.element_size())))
-    if gram and cache is not None and torch.equal(cache.tau, tau):
+    if (cache is not None and tau is not None and V.dtype == Z.dtype == torch.float64 and not V.requires_grad
+            and not Z.requires_grad and torch.equal(cache.tau, tau)):  # (step_cache checked this tau: gram_applies)
         _cached_sums(Z, V, tau, inclusive, cache, rows)
         return (cache.in_sum.clone(), cache.count.clone(), tau,
                 cache.inside.clone() if want_inside else None)
+    gram = gram_applies(Z, V, tau)
     if rows >= R and not gram:
         inside, tau = ball_membership(Z, V, radius, inclusive=inclusive)
         w = inside.to(Z.dtype)
