@@ -339,6 +339,9 @@ def test_c_anchor_slacks_are_lower_bounds():
     pts = (blobs + 0.3 * torch.randn(6, 50, 3, 16, generator=g, dtype=torch.float64)).reshape(6, 150, 16)
     cases.append((pts, pts[:, ::50].clone() + 0.05, 1.2))
     cases.append((1e3 * pts, 1e3 * pts[:, ::50].clone(), 1.2e3))
+    wide = (4.0 * torch.randn(3, 1, 4, 32, generator=g, dtype=torch.float64)
+            + 0.2 * torch.randn(3, 41, 4, 32, generator=g, dtype=torch.float64)).reshape(3, 164, 32)
+    cases.append((wide, wide[:, :4].clone(), 1.6))
     checked = 0
     for Z, V0, tau in cases:
         Z = Z.contiguous()
@@ -347,6 +350,7 @@ def test_c_anchor_slacks_are_lower_bounds():
         V = V0
         for _ in range(4):
             V = tc_module.threshold_step(Z, V, radius, cache=cache)
+            assert torch.equal(tc_module.distances(cache.anchor[:, 0], Z) <= tau, cache.inside)
             for j in range(cache.anchor.shape[1]):
                 a = cache.anchor[:, j]  # [R, K, d]
                 h = cache.slack[:, j]

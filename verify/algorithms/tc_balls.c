@@ -56,9 +56,41 @@ typedef signed char v8c __attribute__((vector_size(8)));
 /* The points i0 .. i0 + 15 of row zr [N, d] transposed into the [d, TILE] tile scratch (zero-padded past N). (A
  * tile-major copy of all the points, made once a clustering, cost more than it saved: a fresh 16 MB buffer's page
  * faults, 20 ms against 14 ms a TC benchmark clustering under load.) */
+#if defined(__clang__)
+#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define SHUF(a, b, ...) __builtin_shuffle(a, b, (v8l){__VA_ARGS__})
+#endif
+
+/* o[c * ld + e] = r[e][c] for an 8 x 8 block whose rows r[e] = src + e * sd (three levels of shuffles) */
+static inline void transpose8(const double *src, int64_t sd, double *o, int64_t ld) {
+  v8d r[8], t[8], w[8];
+  for (int e = 0; e < 8; ++e) memcpy(&r[e], src + e * sd, sizeof(v8d));
+  for (int q = 0; q < 4; ++q) {
+    t[2 * q] = SHUF(r[2 * q], r[2 * q + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    t[2 * q + 1] = SHUF(r[2 * q], r[2 * q + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+  }
+  for (int h = 0; h < 2; ++h) { /* rows 4h .. 4h + 3 */
+    const v8d *tt = t + 4 * h;
+    w[4 * h + 0] = SHUF(tt[0], tt[2], 0, 1, 8, 9, 4, 5, 12, 13);  /* columns 0, 4 */
+    w[4 * h + 1] = SHUF(tt[0], tt[2], 2, 3, 10, 11, 6, 7, 14, 15); /* columns 2, 6 */
+    w[4 * h + 2] = SHUF(tt[1], tt[3], 0, 1, 8, 9, 4, 5, 12, 13);  /* columns 1, 5 */
+    w[4 * h + 3] = SHUF(tt[1], tt[3], 2, 3, 10, 11, 6, 7, 14, 15); /* columns 3, 7 */
+  }
+  static const int col_lo[4] = {0, 2, 1, 3};
+  for (int q = 0; q < 4; ++q) {
+    const v8d lo = SHUF(w[q], w[4 + q], 0, 1, 2, 3, 8, 9, 10, 11), hi = SHUF(w[q], w[4 + q], 4, 5, 6, 7, 12, 13, 14, 15);
+    memcpy(o + col_lo[q] * ld, &lo, sizeof lo);
+    memcpy(o + (col_lo[q] + 4) * ld, &hi, sizeof hi);
+  }
+}
+
 static inline const double *tile_of(const double *zr, int64_t i0, int64_t N, int64_t d, double *scratch) {
   const int64_t w = N - i0 < TILE ? N - i0 : TILE;
-  if (w == TILE) {
+  if (w == TILE && d % 8 == 0) {
+    for (int64_t p0 = 0; p0 < TILE; p0 += 8)
+      for (int64_t j0 = 0; j0 < d; j0 += 8) transpose8(zr + (i0 + p0) * d + j0, d, scratch + j0 * TILE + p0, TILE);
+  } else if (w == TILE) {
     for (int64_t p = 0; p < TILE; ++p)
       for (int64_t j = 0; j < d; ++j) scratch[j * TILE + p] = zr[(i0 + p) * d + j];
   } else {
@@ -372,13 +404,26 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
       const uint8_t *in = inside + (a * K + k) * N;
       double *sk = sum + k * d;
       int64_t ck = 0;
-      for (int64_t i = 0; i < N; ++i)
-        if (in[i]) {
-          const double *zi = zr + i * d;
+      for (int64_t i = 0; i < N; ++i) ck += in[i];
+      int64_t j0 = 0;
+      for (; j0 + 32 <= d; j0 += 32) { /* 32 coordinates at a time in registers (no store-to-load chain) */
+        v8d s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+        for (int64_t i = 0; i < N; ++i)
+          if (in[i]) {
+            const double *zi = zr + i * d + j0;
+            v8d x0, x1, x2, x3;
+            memcpy(&x0, zi, 64), memcpy(&x1, zi + 8, 64), memcpy(&x2, zi + 16, 64), memcpy(&x3, zi + 24, 64);
+            s0 += x0, s1 += x1, s2 += x2, s3 += x3;
+          }
+        memcpy(sk + j0, &s0, 64), memcpy(sk + j0 + 8, &s1, 64), memcpy(sk + j0 + 16, &s2, 64), memcpy(sk + j0 + 24, &s3, 64);
+      }
+      if (j0 < d)
+        for (int64_t i = 0; i < N; ++i)
+          if (in[i]) {
+            const double *zi = zr + i * d;
 #pragma omp simd
-          for (int64_t j = 0; j < d; ++j) sk[j] += zi[j];
-          ++ck;
-        }
+            for (int64_t j = j0; j < d; ++j) sk[j] += zi[j];
+          }
       cnt[k] = ck;
       n_unsure += unk[k];
     }
