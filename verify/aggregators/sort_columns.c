@@ -31,19 +31,3 @@ void sort_columns(double *x, int64_t blocks, int64_t n, int64_t cols, int64_t ti
       sort_tile(x + b * n * cols + c0, n, cols, w);
     }
 }
-
-/* dst[b] = src[b]^T for each of the `blocks` row-major [n, cols] arrays of src (dst: [blocks, cols, n]), in square
- * tiles of 16 (each tile's rows and columns stay in L1): the client axis made contiguous for numpy's sort, and back. */
-void transpose_blocks(const double *src, double *dst, int64_t blocks, int64_t n, int64_t cols) {
-  enum { T = 16 };
-  for (int64_t b = 0; b < blocks; ++b) {
-    const double *s = src + b * n * cols;
-    double *o = dst + b * n * cols;
-    for (int64_t i0 = 0; i0 < n; i0 += T)
-      for (int64_t j0 = 0; j0 < cols; j0 += T) {
-        const int64_t ie = i0 + T < n ? i0 + T : n, je = j0 + T < cols ? j0 + T : cols;
-        for (int64_t j = j0; j < je; ++j)
-          for (int64_t i = i0; i < ie; ++i) o[j * n + i] = s[i * cols + j];
-      }
-  }
-}

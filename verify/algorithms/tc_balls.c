@@ -85,6 +85,16 @@ static inline void transpose8(const double *src, int64_t sd, double *o, int64_t 
   }
 }
 
+/* r[e] = the sum of the lanes of x[e], e < 8 (three levels of pairwise shuffles and adds) */
+static inline v8d hsum8(const v8d x[8]) {
+  v8d t[4], w[2];
+  for (int q = 0; q < 4; ++q)
+    t[q] = SHUF(x[2 * q], x[2 * q + 1], 0, 8, 2, 10, 4, 12, 6, 14) + SHUF(x[2 * q], x[2 * q + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+  for (int q = 0; q < 2; ++q)
+    w[q] = SHUF(t[2 * q], t[2 * q + 1], 0, 1, 8, 9, 4, 5, 12, 13) + SHUF(t[2 * q], t[2 * q + 1], 2, 3, 10, 11, 6, 7, 14, 15);
+  return SHUF(w[0], w[1], 0, 1, 2, 3, 8, 9, 10, 11) + SHUF(w[0], w[1], 4, 5, 6, 7, 12, 13, 14, 15);
+}
+
 static inline const double *tile_of(const double *zr, int64_t i0, int64_t N, int64_t d, double *scratch) {
   const int64_t w = N - i0 < TILE ? N - i0 : TILE;
   if (w == TILE && d % 8 == 0) {
@@ -204,99 +214,6 @@ void tc_norms(int64_t n, const int64_t *rows, int64_t N, int64_t d, const double
     }
     z_max[r] = hi;
   }
-}
-
-/* For the balls at the points a center is about to move to (verify/algorithms/threshold_clustering.py, _reanchor):
- * only whether each is the ball at the center itself and its gap. For the n replicates rows[a] of z and the centers
- * v [n, KA, d] (center q's reference ball is ref[rows[a], q % K, :], ref [R, K, N] bool), with c and bound as in
- * tc_dot_balls: same[a, q] = 1 when every point's test m <= 0 (m = (c_q + ||z_i||^2) - 2 <v_q, z_i>, undecided
- * pairs included: the caller gives such an anchor slack 0) agrees with the reference ball, and gap[a, q] = min_i |m|
- * (meaningful only where same). */
-void tc_dot_same(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t KA, int64_t K, const double *z,
-                 const double *z_sq, const double *v, const double *c, const uint8_t *ref, uint8_t *same,
-                 double *gap) {
-  const int64_t Kp = (KA + 3) / 4 * 4;
-  double *zt = aligned_alloc(64, sizeof(double) * TILE * (size_t)(d > 0 ? d : 1));
-  double *vp = aligned_alloc(64, sizeof(double) * (size_t)(Kp * (d > 0 ? d : 1)));
-  if (!zt || !vp) { /* no verdict: every anchor unusable */
-    for (int64_t q = 0; q < n * KA; ++q) same[q] = 0, gap[q] = 0.0;
-    free(zt);
-    free(vp);
-    return;
-  }
-  for (int64_t a = 0; a < n; ++a) {
-    const double *zr = z + rows[a] * N * d, *zs = z_sq + rows[a] * N;
-    const uint8_t *rr = ref + rows[a] * K * N;
-    memset(vp, 0, sizeof(double) * (size_t)(Kp * d));
-    memcpy(vp, v + a * KA * d, sizeof(double) * (size_t)(KA * d));
-    for (int64_t q = 0; q < KA; ++q) gap[a * KA + q] = INFINITY, same[a * KA + q] = 1;
-    for (int64_t i0 = 0; i0 < N; i0 += TILE) {
-      const int64_t w = N - i0 < TILE ? N - i0 : TILE;
-      const double *tl = tile_of(zr, i0, N, d, zt);
-      for (int64_t kb = 0; kb < Kp; kb += 4) {
-        const double *v0 = vp + kb * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
-        v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
-        for (int64_t j = 0; j < d; ++j) {
-          const v8d x0 = *(const v8d *)(tl + j * TILE), x1 = *(const v8d *)(tl + j * TILE + 8);
-          a00 += v0[j] * x0;
-          a01 += v0[j] * x1;
-          a10 += v1[j] * x0;
-          a11 += v1[j] * x1;
-          a20 += v2[j] * x0;
-          a21 += v2[j] * x1;
-          a30 += v3[j] * x0;
-          a31 += v3[j] * x1;
-        }
-        const v8d acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
-        for (int64_t q = 0; q < 4 && kb + q < KA; ++q) {
-          const int64_t aq = a * KA + kb + q;
-          if (!same[aq]) continue;
-          const double cq = c[aq];
-          const uint8_t *rq = rr + ((kb + q) % K) * N + i0;
-          if (w == TILE) { /* vectorised */
-            v8d lo = {gap[aq], gap[aq], gap[aq], gap[aq], gap[aq], gap[aq], gap[aq], gap[aq]};
-            v8l diff = {0};
-            for (int h = 0; h < 2; ++h) {
-              v8d zsv;
-              v8c rb;
-              memcpy(&zsv, zs + i0 + 8 * h, sizeof zsv);
-              memcpy(&rb, rq + 8 * h, sizeof rb);
-              const v8d m = (cq + zsv) - 2.0 * acc[q][h];
-              const v8d am = (v8d)((v8l)m & 0x7fffffffffffffffLL);
-              const v8l rin = __builtin_convertvector(rb, v8l) != 0;
-              diff |= (m <= 0.0) ^ rin;
-              const v8l lt = am < lo;
-              lo = (v8d)(((v8l)am & lt) | ((v8l)lo & ~lt));
-            }
-            double l = gap[aq];
-            long long dd = 0;
-            for (int e = 0; e < 8; ++e) {
-              l = lo[e] < l ? lo[e] : l;
-              dd |= diff[e];
-            }
-            gap[aq] = l;
-            if (dd) same[aq] = 0;
-            continue;
-          }
-          double g[TILE];
-          memcpy(g, &acc[q][0], sizeof(v8d));
-          memcpy(g + 8, &acc[q][1], sizeof(v8d));
-          double lo = gap[aq];
-          int diff = 0;
-          for (int64_t p = 0; p < w; ++p) {
-            const double m = (cq + zs[i0 + p]) - 2.0 * g[p];
-            const double am = fabs(m);
-            diff |= (m <= 0.0) != (rq[p] != 0);
-            lo = am < lo ? am : lo;
-          }
-          gap[aq] = lo;
-          if (diff) same[aq] = 0;
-        }
-      }
-    }
-  }
-  free(zt);
-  free(vp);
 }
 
 /* tc_dot_balls and the anchors of the step cache in one call, a replicate at a time while its points are in cache
@@ -476,6 +393,28 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
             uint64_t bits;
             memcpy(&bits, &prb, 8);
             if (bits == ~(uint64_t)0) continue; /* all 8 pruned (each byte 0xff) */
+            if (d % 8 == 0) { /* the 8 dot products at once, over the lanes of d / 8 vectors */
+              v8d x[8] = {{0}};
+              for (int64_t j = 0; j < d; j += 8) {
+                v8d av;
+                memcpy(&av, an + j, sizeof av);
+                for (int e = 0; e < 8; ++e) {
+                  v8d zz;
+                  memcpy(&zz, zr + (i + e) * d + j, sizeof zz);
+                  x[e] += zz * av;
+                }
+              }
+              v8d zsv;
+              memcpy(&zsv, zs + i, sizeof zsv);
+              const v8d m8 = (ca + zsv) - 2.0 * hsum8(x);
+              for (int e = 0; e < 8; ++e) {
+                if ((bits >> (8 * e)) & 1) continue;
+                const double m = m8[e], am = fabs(m);
+                if (am <= ba || (m <= 0.0) != (in[i + e] != 0)) ok = 0;
+                lo_m = am < lo_m ? am : lo_m;
+              }
+              continue;
+            }
             for (int e = 0; e < 8; ++e) {
               if ((bits >> (8 * e)) & 1) continue;
               const double *zi = zr + (i + e) * d;

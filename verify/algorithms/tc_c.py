@@ -57,21 +57,17 @@ def _load():
     lib.tc_gram_balls.restype = i64
     lib.tc_dot_balls.argtypes = [i64, ptr, i64, i64, i64] + [ptr] * 8
     lib.tc_dot_balls.restype = i64
-    lib.tc_dot_same.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 7
-    lib.tc_dot_same.restype = None
     lib.tc_dot_anchor.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 8 + [ctypes.c_double] * 2 + [ptr] * 5
     lib.tc_dot_anchor.restype = i64
     lib.tc_norms.argtypes = [i64, ptr, i64, i64, ptr, ptr, ptr]
     lib.tc_norms.restype = None
     lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]
     lib.sort_columns.restype = None
-    lib.transpose_blocks.argtypes = [ptr, ptr, i64, i64, i64]
-    lib.transpose_blocks.restype = None
     return lib
 
 
 def library():
-    """The loaded library (``tc_gram_balls``, ``tc_dot_balls``, ``tc_norms``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
+    """The loaded library (``tc_gram_balls``, ``tc_dot_balls``, ``tc_dot_anchor``, ``tc_norms``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
     if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
         return None
     try:
@@ -94,13 +90,6 @@ def dot_kernel():
     return None if lib is None else lib.tc_dot_balls
 
 
-def same_kernel():
-    """``tc_dot_same(n, rows, N, d, KA, K, z, z_sq, v, c, ref, same, gap)``: whether the balls at other centers are the
-    reference balls, and their gaps, or None."""
-    lib = library()
-    return None if lib is None else lib.tc_dot_same
-
-
 def norms_kernel():
     """``tc_norms(n, rows, N, d, z, z_sq, z_max)``: the points' squared norms and their maxima, or None."""
     lib = library()
@@ -112,13 +101,6 @@ def sort_columns():
     ``[B, N, C]`` array in place, or None."""
     lib = library()
     return None if lib is None else lib.sort_columns
-
-
-def transpose_blocks():
-    """``transpose_blocks(src, dst, B, n, cols)``: ``dst[b] = src[b].T`` for contiguous float64 ``[B, n, cols]`` into
-    ``[B, cols, n]``, or None."""
-    lib = library()
-    return None if lib is None else lib.transpose_blocks
 
 
 def build(compiler: str | None = None) -> Path | None:

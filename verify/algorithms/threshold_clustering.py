@@ -462,15 +462,17 @@ def _reanchor_c(cache: StepCache, Z, V, tau, inclusive: bool, rows: int, idx: to
     tt = t[..., 0]
     gap -= bound
     slack = torch.where(gap > 0, torch.sqrt(tt * tt + gap.clamp_min(0)) - tt, torch.zeros_like(tt))
-    if fresh:
-        cache.inside[idx] = inside
-        blocks = range(0, R, rows)
+    if fresh:  # every block: the same masks and bmm calls as _block_sums, the counts in one op
+        cache.inside.copy_(inside)
+        w = inside.to(Z.dtype)
+        for s in range(0, R, rows):
+            torch.bmm(w[s:s + rows], Z[s:s + rows], out=cache.in_sum[s:s + rows])
+        torch.sum(w, -1, keepdim=True, out=cache.count)
     else:
         changed = (inside != cache.inside.index_select(0, idx)).flatten(1).any(1)
         cache.inside[idx] = inside
-        blocks = (torch.unique(idx[changed] // rows) * rows).tolist()
-    for s in blocks:
-        _block_sums(cache, Z, s, rows)
+        for s in (torch.unique(idx[changed] // rows) * rows).tolist():
+            _block_sums(cache, Z, s, rows)
     pad = cache.anchor.shape[1] - 1 - A  # the cache's unused anchors: slack 0, never used
     cache.anchor[idx] = torch.cat([v[:, None], anchor, v[:, None].expand(n, pad, K, d)], 1)
     cache.slack[idx] = torch.cat([slack[:, None], slack_a, slack.new_zeros(n, pad, K)], 1)
@@ -490,35 +492,6 @@ def _c_norms(Z: torch.Tensor, cache: StepCache) -> bool:
     rows = torch.arange(R)
     norms(R, rows.data_ptr(), N, d, Z.data_ptr(), cache.z_sq.data_ptr(), cache.z_max.data_ptr())
     return True
-
-
-def _c_ahead_slack(z, v, t, z_sq, z_max, ref):
-    """The slacks ``[r, KA]`` of the balls at the centers ``v [r, KA, d]`` (radii ``t [r, KA, 1]``) that are the
-    reference balls ``ref [r, K, N]`` of center ``q % K`` (0 for the others, and where a point is too near tau to
-    say), by one C pass (verify/algorithms/tc_balls.c, tc_dot_same): the slack :func:`gram_balls` gives with
-    ``recheck=False`` where its balls are ``ref``'s. None when the C library is not built or does not apply."""
-    if z.device.type != "cpu" or z.dtype != torch.float64 or v.dtype != torch.float64:
-        return None
-    from verify.algorithms.tc_c import same_kernel
-    from verify.aggregators.classic import _EPS64, gram_error_factor
-
-    kern = same_kernel()
-    if kern is None:
-        return None
-    r, N, d = z.shape
-    KA, K = v.shape[1], ref.shape[1]
-    v_sq = (v * v).sum(-1, keepdim=True)
-    t2 = t * t
-    bound = (gram_error_factor(d) * (v_sq + z_max) + (4.0 * _EPS64) * t2)[..., 0]
-    z, v, z_sq, ref = z.contiguous(), v.contiguous(), z_sq.contiguous(), ref.contiguous()
-    c = (v_sq - t2)[..., 0].contiguous()
-    rows = torch.arange(r)
-    same = torch.empty(r, KA, dtype=torch.bool)
-    gap = torch.empty(r, KA, dtype=torch.float64)
-    kern(r, rows.data_ptr(), N, d, KA, K, z.data_ptr(), *(x.data_ptr() for x in (z_sq, v, c, ref, same, gap)))
-    gap = gap - bound
-    tt = t[..., 0]
-    return torch.where(same & (gap > 0), torch.sqrt(tt * tt + gap.clamp_min(0)) - tt, torch.zeros_like(tt))
 
 
 def _block_sums(cache: StepCache, Z: torch.Tensor, s: int, rows: int) -> None:
@@ -590,15 +563,10 @@ def _reanchor(cache: StepCache, idx, z, v, t, inclusive: bool, safe: bool, sums)
     A, K = len(ahead), v.shape[1]
     slack_a = torch.zeros_like(slack).repeat(1, A)
     if safe:  # the balls there need no recheck: a point too near tau leaves that anchor with slack 0
-        va, ta = torch.cat(ahead, 1), t.repeat(1, A, 1)
-        got = _c_ahead_slack(z, va, ta, z_sq, z_max, inside) if K > EXACT_MAX_K else None
+        got = _balls(z, torch.cat(ahead, 1), t.repeat(1, A, 1), z_sq, z_max, inclusive, safe, recheck=False)
         if got is not None:
-            slack_a = got
-        else:
-            got = _balls(z, va, ta, z_sq, z_max, inclusive, safe, recheck=False)
-            if got is not None:
-                same = (got[0].unflatten(1, (A, K)) == inside[:, None]).all(-1).flatten(1)
-                slack_a = torch.where(same, got[1], slack_a)
+            same = (got[0].unflatten(1, (A, K)) == inside[:, None]).all(-1).flatten(1)
+            slack_a = torch.where(same, got[1], slack_a)
     cache.anchor[idx] = torch.stack([v, *ahead], 1)
     cache.slack[idx] = torch.cat([slack[:, None], slack_a.unflatten(1, (A, K))], 1)
 
