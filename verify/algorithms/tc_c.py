@@ -55,13 +55,19 @@ def _load():
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
     lib.tc_gram_balls.argtypes = [i64, i64, i64] + [ptr] * 8
     lib.tc_gram_balls.restype = i64
+    lib.tc_dot_balls.argtypes = [i64, ptr, i64, i64, i64] + [ptr] * 8
+    lib.tc_dot_balls.restype = i64
+    lib.tc_dot_anchor.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 8 + [ctypes.c_double] * 2 + [ptr] * 5
+    lib.tc_dot_anchor.restype = i64
+    lib.tc_norms.argtypes = [i64, ptr, i64, i64, ptr, ptr, ptr]
+    lib.tc_norms.restype = None
     lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]
     lib.sort_columns.restype = None
     return lib
 
 
 def library():
-    """The loaded library (``tc_gram_balls``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
+    """The loaded library (``tc_gram_balls``, ``tc_dot_balls``, ``tc_dot_anchor``, ``tc_norms``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
     if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
         return None
     try:
@@ -75,6 +81,19 @@ def kernel():
     contiguous float64 / bool data), or None."""
     lib = library()
     return None if lib is None else lib.tc_gram_balls
+
+
+def dot_kernel():
+    """``tc_dot_balls(n, rows, N, d, K, z, z_sq, v, c, bound, inside, unsure, gap) -> unsure count`` (the balls with the
+    dot products computed in C too; -1 when out of memory), or None."""
+    lib = library()
+    return None if lib is None else lib.tc_dot_balls
+
+
+def norms_kernel():
+    """``tc_norms(n, rows, N, d, z, z_sq, z_max)``: the points' squared norms and their maxima, or None."""
+    lib = library()
+    return None if lib is None else lib.tc_norms
 
 
 def sort_columns():
