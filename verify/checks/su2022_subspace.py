@@ -449,6 +449,15 @@ def _prop1_points(ctx: Context, stream: str, R: int, theory: Bound, *, k: int, d
 PROP1_DISTANCES = tuple(float(g) for g in np.repeat(np.geomspace(0.15, 2.5, 6), 4))
 
 
+
+def _exponent_panel(ctx: Context, title: str, xlabel: str, ylabel: str, label: str, x, worst, fit_exp: dict, *,
+                    symbol: str = "m"):
+    """The measured worst case against x with the stated leading exponent drawn through its first point."""
+    p = fit_exp["predicted_exponent"]
+    return figspec.panel(title, xlabel, ylabel,
+                         [figspec.observed(label, x, worst, rng=ctx.numpy_rng("figure")),
+                          figspec.line(rf"$\propto {symbol}^{{{p:g}}}$", x, worst.mean(0)[0] * (x / x[0]) ** p, "bound")])
+
 @check("su2022.c10", "Proposition 1: the projection residual is <~ (delta^2+sigma^2) xi_1 / p_j, and its worst case falls as m^(-1/2)",
        "bound", "holds",
        no_control="a property of the estimated subspace's projection (Proposition 1) against its stated shape, not a comparison of algorithms")
@@ -547,10 +556,8 @@ def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(1000, 3000, 10000, 
             f"The slope {fit_exp['slope']:.2f} in m (CI {ci[0]:.2f} to {ci[1]:.2f}) is not resolved against "
             f"{fit_exp['predicted_exponent']:g} (tolerance {exponent_tol:g})."),
         figure=figspec.figure(
-            figspec.panel(r"Worst residual over anchors / m-free factors vs $m$", "m", "residual",
-                          [figspec.observed("measured sup", ms, worst, rng=ctx.numpy_rng("figure")),
-                           figspec.line(rf"$\propto m^{{{fit_exp['predicted_exponent']:g}}}$", ms,
-                                        worst.mean(0)[0] * (ms / ms[0]) ** fit_exp["predicted_exponent"], "bound")]),
+            _exponent_panel(ctx, r"Worst residual over anchors / m-free factors vs $m$", "m", "residual", "measured sup",
+                            ms, worst, fit_exp),
             figspec.panel(r"Sup of residual / $((\delta^2+\sigma^2)\xi_1/p_j)$", "grid point #", "ratio",
                           [figspec.observed("empirical sup", x, ratios[None]),
                            figspec.line("held-fixed constant", x, info["constant"], "bound")], xscale="linear")),
@@ -673,11 +680,8 @@ def c11_prop2_estimate(ctx: Context, *, theory: Bound = S.PROP_2_19, ells=(50, 1
             f"The slope {fit_exp['slope']:.2f} in ell (CI {ci[0]:.2f} to {ci[1]:.2f}) is not resolved against "
             f"{fit_exp['predicted_exponent']:g} (tolerance {exponent_tol:g}), or the calibration gave no usable constant."),
         figure=figspec.figure(
-            figspec.panel(r"Worst $|\hat\sigma^2-\|\Sigma e\|^2|$ at $m\to\infty$ / $\ell$-free factors vs $\ell$",
-                          r"$\ell$", "error",
-                          [figspec.observed("measured worst", e_ells, worst, rng=ctx.numpy_rng("figure")),
-                           figspec.line(rf"$\propto\ell^{{{fit_exp['predicted_exponent']:g}}}$", e_ells,
-                                        worst.mean(0)[0] * (e_ells / e_ells[0]) ** fit_exp["predicted_exponent"], "bound")]),
+            _exponent_panel(ctx, r"Worst $|\hat\sigma^2-\|\Sigma e\|^2|$ at $m\to\infty$ / $\ell$-free factors vs $\ell$",
+                            r"$\ell$", "error", "measured worst", e_ells, worst, fit_exp, symbol=r"\ell"),
             figspec.panel(r"Sup of $|\hat\sigma^2-\|\Sigma e\|^2|$ / shape", "grid point #", "ratio",
                           [figspec.observed("empirical sup", x, sup[None]),
                            figspec.line("held-fixed constant", x, info["constant"], "bound")], xscale="linear")),
