@@ -57,8 +57,10 @@ def _load():
     lib.tc_gram_balls.restype = i64
     lib.tc_dot_balls.argtypes = [i64, ptr, i64, i64, i64] + [ptr] * 8
     lib.tc_dot_balls.restype = i64
-    lib.tc_dot_anchor.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 8 + [ctypes.c_double] * 2 + [ptr] * 5
+    lib.tc_dot_anchor.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 8 + [ctypes.c_double] * 2 + [ptr] * 7
     lib.tc_dot_anchor.restype = i64
+    lib.tc_masked_sums.argtypes = [i64, ptr, i64, i64, i64, ptr, ptr, ptr, ptr]
+    lib.tc_masked_sums.restype = None
     lib.tc_norms.argtypes = [i64, ptr, i64, i64, ptr, ptr, ptr]
     lib.tc_norms.restype = None
     lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]
@@ -67,7 +69,8 @@ def _load():
 
 
 def library():
-    """The loaded library (``tc_gram_balls``, ``tc_dot_balls``, ``tc_dot_anchor``, ``tc_norms``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
+    """The loaded library (``tc_gram_balls``, ``tc_dot_balls``, ``tc_dot_anchor``, ``tc_masked_sums``, ``tc_norms``,
+    ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
     if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
         return None
     try:
