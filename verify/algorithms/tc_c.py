@@ -1,5 +1,5 @@
-"""The plain-C kernels: Threshold-Clustering's balls (``tc_balls.c``) and the aggregators' column sort
-(``verify/aggregators/sort_columns.c``), one library built by ``make setup`` (cc, about a second), loaded with ctypes,
+"""The plain-C kernels: Threshold-Clustering's balls (``tc_balls.c``), the aggregators' column sort
+(``verify/aggregators/sort_columns.c``) and trimmed mean (``verify/aggregators/trimmed_columns.c``), one library built by ``make setup`` (cc, about a second), loaded with ctypes,
 never built lazily.
 
 ``python -m verify.algorithms.tc_c`` compiles it (``cc -O3 -march=native -fopenmp-simd -shared``) into
@@ -20,7 +20,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-SOURCES = [Path(__file__).with_name("tc_balls.c"), Path(__file__).parents[1] / "aggregators" / "sort_columns.c"]
+SOURCES = [Path(__file__).with_name("tc_balls.c"), Path(__file__).parents[1] / "aggregators" / "sort_columns.c",
+           Path(__file__).parents[1] / "aggregators" / "trimmed_columns.c"]
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = ["-O3", "-march=native", "-fopenmp-simd", "-fno-math-errno", "-shared", "-fPIC"]
 
@@ -65,6 +66,8 @@ def _load():
     lib.tc_norms.restype = None
     lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]
     lib.sort_columns.restype = None
+    lib.trimmed_mean_columns.argtypes = [ptr, i64, i64, i64, i64, ptr]
+    lib.trimmed_mean_columns.restype = i64
     return lib
 
 
@@ -104,6 +107,14 @@ def sort_columns():
     ``[B, N, C]`` array in place, or None."""
     lib = library()
     return None if lib is None else lib.sort_columns
+
+
+def trimmed_mean_columns():
+    """``trimmed_mean_columns(x, B, N, C, f, out) -> 0`` (1: a column holds a NaN; -1: out of memory): the
+    coordinate-wise trimmed mean of each ``[N, C]`` array of a contiguous float64 ``[B, N, C]`` array into ``out
+    [B, C]`` by selection (verify/aggregators/trimmed_columns.c), or None."""
+    lib = library()
+    return None if lib is None else lib.trimmed_mean_columns
 
 
 def build(compiler: str | None = None) -> Path | None:
