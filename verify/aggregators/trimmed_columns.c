@@ -23,6 +23,10 @@
 #include <immintrin.h>
 #endif
 
+#ifndef CWTM_TILE
+#define CWTM_TILE 1
+#endif
+
 typedef struct {
   int64_t off, n, r0;
   int which, depth;
@@ -132,14 +136,14 @@ static double cwtm_select_sum(double *A, double *B, int64_t N, int64_t lo, int64
  * returns 0, 1 when a column holds a NaN (out is then incomplete: the caller sorts), -1 when out of memory. */
 int64_t trimmed_mean_columns(const double *x, int64_t blocks, int64_t N, int64_t C, int64_t f, double *out) {
   if (N <= 0 || 2 * f >= N) return -1;
-  double *cols = malloc(sizeof(double) * (size_t)(9 * N));
+  double *cols = malloc(sizeof(double) * (size_t)((CWTM_TILE + 1) * N));
   if (!cols) return -1;
-  double *B = cols + 8 * N;
+  double *B = cols + CWTM_TILE * N;
   const double inv = (double)(N - 2 * f);
   for (int64_t b = 0; b < blocks; ++b) {
     const double *xb = x + b * N * C;
-    for (int64_t c0 = 0; c0 < C; c0 += 8) {
-      const int64_t w = C - c0 < 8 ? C - c0 : 8;
+    for (int64_t c0 = 0; c0 < C; c0 += CWTM_TILE) {
+      const int64_t w = C - c0 < CWTM_TILE ? C - c0 : CWTM_TILE;
       int bad = 0;
       for (int64_t i = 0; i < N; ++i) {
         const double *row = xb + i * C + c0;
