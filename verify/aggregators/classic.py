@@ -137,11 +137,13 @@ def coordinate_median(X: torch.Tensor, f: int = 0) -> torch.Tensor:
     return _per_sorted_block(X, _median_of_sorted)
 
 
-#: From this many clients a float64 CPU trimmed mean is computed by selection in C (verify/aggregators/trimmed_columns.c,
-#: built by ``make setup``): O(N) a column against the sort's O(N log N). Measured on [16, N, d] with N // 5 trimmed
-#: (one thread, load 0.2, ms): d = 100: N 100 0.49 against the sort's 0.32, N 200 0.74 / 0.64, N 300 0.94 / 1.23,
-#: N 500 1.52 / 2.14; d = 10^4: N 200 108 / 74, N 500 184 / 246.
-CWTM_SELECT_MIN_N = 256
+#: From this many clients a float64 CPU trimmed mean is computed by selection in C
+#: (verify/aggregators/trimmed_columns.c, built by ``make setup``): O(N) a column against the sort's O(N log N).
+#: Measured on [16, N, d] with N // 5 trimmed (one thread, ms, selection / sort; interleaved, load 0.3): d = 100:
+#: N 256 0.88 / 0.74 (numpy sorts up to 256 values by a network), N 300 1.04 / 1.29; d = 10^4: N 256 94 / 448,
+#: N 300 104 / 142; an earlier build (8 columns copied at a time, load 0.2): d = 100: N 100 0.49 / 0.32, N 200
+#: 0.74 / 0.64, N 500 1.52 / 2.14; d = 10^4: N 200 108 / 74, N 500 184 / 246.
+CWTM_SELECT_MIN_N = 257
 
 
 def _trimmed_mean_c(X: torch.Tensor, f: int) -> torch.Tensor | None:

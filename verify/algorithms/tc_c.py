@@ -1,6 +1,6 @@
 """The plain-C kernels: Threshold-Clustering's balls (``tc_balls.c``), the aggregators' column sort
-(``verify/aggregators/sort_columns.c``) and trimmed mean (``verify/aggregators/trimmed_columns.c``), one library built by ``make setup`` (cc, about a second), loaded with ctypes,
-never built lazily.
+(``verify/aggregators/sort_columns.c``) and trimmed mean (``verify/aggregators/trimmed_columns.c``), one library
+built by ``make setup`` (cc, about a second), loaded with ctypes, never built lazily.
 
 ``python -m verify.algorithms.tc_c`` compiles it (``cc -O3 -march=native -fopenmp-simd -shared``) into
 ``build/tc_c/<hash>/`` where the hash covers the source and the CPU's model and flags (-march=native code must not

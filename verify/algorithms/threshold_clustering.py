@@ -296,9 +296,9 @@ class StepCache:
     whatever the batch it comes in, so a sum is always the same call on the same block as without the cache, and a
     block whose balls did not change keeps the bits of that call. Every output is bitwise what a step without the
     cache gives (tests/verify/test_threshold_clustering.py), except on the C path (:func:`_reanchor_c`), whose in-ball
-    sums come from the same C pass as the balls, each coordinate summed in the points' order (tc_balls.c, masked_sum):
-    the same balls, the centers within rounding (~1e-15 relative) of the bmm sums'. With few centers (``EXACT_MAX_K``) the balls and
-    slacks come from exact differences (:func:`exact_balls`) instead."""
+    sums come from the same C pass as the balls, each coordinate summed in the points' order (tc_balls.c,
+    masked_sum): the same balls, the centers within rounding (~1e-15 relative) of the bmm sums'. With few centers
+    (``EXACT_MAX_K``) the balls and slacks come from exact differences (:func:`exact_balls`) instead."""
 
     def __init__(self, Z: torch.Tensor, K: int, tau: torch.Tensor):
         R, N, d = Z.shape
