@@ -3,8 +3,8 @@
  * of ranks f .. N - f - 1 (the sorted values s[f:N-f]) by a quickselect that looks for both ranks at once, divided by
  * N - 2f.
  *
- * A column is copied (8 columns at a time) into a contiguous buffer. Each step partitions a range around a pivot (the
- * median of its first, middle and last values) into the values below, equal to and above it, out of place into a
+ * A column is copied (CWTM_TILE columns at a time, default 1: the buffers stay in L1) into a contiguous buffer. Each
+ * step partitions a range around a pivot (the median of its first, middle and last values) into the values below, equal to and above it, out of place into a
  * second buffer (the parts below at the range's start, above at its end; the equal ones only counted, they are all the
  * pivot), summing the parts below and above on the way. A part whose ranks all lie in [f, N - f - 1] adds its sum, a
  * part outside it is dropped, a part that holds f or N - f - 1 is partitioned again; the equal part adds
