@@ -4,18 +4,18 @@
  * N - 2f.
  *
  * A column is copied (CWTM_TILE columns at a time, default 1: the buffers stay in L1) into a contiguous buffer. Each
- * step partitions a range around a pivot (the median of its first, middle and last values) into the values below, equal to and above it, out of place into a
- * second buffer (the parts below at the range's start, above at its end; the equal ones only counted, they are all the
- * pivot), summing the parts below and above on the way. A part whose ranks all lie in [f, N - f - 1] adds its sum, a
- * part outside it is dropped, a part that holds f or N - f - 1 is partitioned again; the equal part adds
- * pivot * (the number of its ranks in the range), which is where ties at the boundaries go; ranges of at most 16
- * values are insertion-sorted and add the values of their ranks in the range one by one. The multiset summed is
- * exactly s[f:N-f]; the order of the additions is fixed by the data (8 lanes by position within a partition pass,
- * each lane's sum reduced in the same tree, the parts in the order the selection visits them): deterministic, not the
- * sorted order (the result differs from a sort's mean by rounding, ~1e-16 relative). With AVX-512 the partition is
- * 8 values an instruction (compress and masked stores; the same arithmetic as the scalar code, which any other
- * target compiles). A column holding a NaN: returns 1 and the caller sorts (a sort puts NaN last). Built with
- * tc_balls.c (verify/algorithms/tc_c.py). */
+ * step partitions a range around a pivot (the median of its first, middle and last values) into the values below,
+ * equal to and above it, out of place into a second buffer (the parts below at the range's start, above at its end;
+ * the equal ones only counted, they are all the pivot), summing the parts below and above on the way. A part whose
+ * ranks all lie in [f, N - f - 1] adds its sum, a part outside it is dropped, a part that holds f or N - f - 1 is
+ * partitioned again; the equal part adds pivot * (the number of its ranks in the range), which is where ties at the
+ * boundaries go; ranges of at most 16 values are insertion-sorted and add the values of their ranks in the range one
+ * by one. The multiset summed is exactly s[f:N-f]; the order of the additions is fixed by the data (8 lanes by
+ * position within a partition pass, each lane's sum reduced in the same tree, the parts in the order the selection
+ * visits them): deterministic, not the sorted order (the result differs from a sort's mean by rounding, ~1e-16
+ * relative). With AVX-512 the partition is 8 values an instruction (compress and masked stores; the same arithmetic as
+ * the scalar code, which any other target compiles). A column holding a NaN: returns 1 and the caller sorts (a sort
+ * puts NaN last). Built with tc_balls.c (verify/algorithms/tc_c.py). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
