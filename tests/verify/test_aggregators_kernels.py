@@ -247,3 +247,46 @@ def test_sorting_network_is_numpys_sort():
             os.environ.pop("FEDVERIFY_TC_C", None)
         else:
             os.environ["FEDVERIFY_TC_C"] = saved
+
+
+def test_trimmed_mean_by_selection_is_the_sorted_mean():
+    """The C selection (verify/aggregators/trimmed_columns.c, N >= CWTM_SELECT_MIN_N; here every N) sums the same
+    values s[f:N-f] as the sort, in another order: within 1e-13 relative, ties at the boundaries (integer values, a
+    block of equal Byzantine inputs), infinities and f = 0 included; a NaN goes to the sort."""
+    from verify.algorithms import tc_c
+
+    if tc_c.build() is None or tc_c.trimmed_mean_columns() is None:
+        pytest.skip("no C compiler")
+    rng = np.random.default_rng(9)
+    saved = classic.CWTM_SELECT_MIN_N
+    try:
+        classic.CWTM_SELECT_MIN_N = 1
+        for trial in range(120):
+            N, d = int(rng.integers(1, 300)), int(rng.integers(1, 21))
+            f = int(rng.integers(0, (N - 1) // 2 + 1))
+            kind = trial % 4
+            if kind == 0:
+                x = rng.standard_normal((3, N, d))
+            elif kind == 1:
+                x = rng.integers(-3, 4, size=(3, N, d)).astype(float)
+            elif kind == 2:
+                x = rng.standard_normal((3, N, d))
+                x[:, N - N // 3:] = 3.0 + rng.standard_normal((3, 1, d))
+            else:
+                x = np.round(rng.standard_normal((3, N, d)), 1) * 1e3
+                x[0, 0, 0], x[1, -1, -1] = np.inf, -np.inf
+            X = torch.from_numpy(x)
+            got, ref = classic._trimmed_mean_c(X, f), old_cwtm(X, f)
+            assert got is not None and torch.equal(torch.isfinite(got), torch.isfinite(ref))
+            fin = torch.isfinite(ref)
+            assert torch.equal(got[~fin], ref[~fin])
+            assert torch.allclose(got[fin], ref[fin], rtol=1e-13, atol=1e-13 * max(1.0, float(ref[fin].abs().max())) if bool(fin.any()) else 0.0)
+        y = torch.from_numpy(rng.standard_normal((2, 40, 9)))
+        y[1, 3, 2] = float("nan")
+        assert classic._trimmed_mean_c(y, 4) is None
+        assert same(trimmed_mean(y, 4), old_cwtm(y, 4))
+    finally:
+        classic.CWTM_SELECT_MIN_N = saved
+    X = torch.from_numpy(rng.standard_normal((2, 300, 5)))  # the default threshold takes this one
+    assert classic._trimmed_mean_c(X, 60) is not None
+    assert torch.allclose(trimmed_mean(X, 60), old_cwtm(X, 60), rtol=1e-13, atol=1e-15)

@@ -216,10 +216,52 @@ void tc_norms(int64_t n, const int64_t *rows, int64_t N, int64_t d, const double
   }
 }
 
+/* sk[j] = the sum of zr[i, j] over the points i with in[i] != 0 (zr [N, d]), each coordinate summed in the order of
+ * the points, from 0: ((0 + z_i1j) + z_i2j) + ... for i1 < i2 < ... (a fixed order, whatever the vector width, the
+ * blocking or the caller: the in-ball sums of the step cache's C path, tc_dot_anchor and tc_masked_sums). */
+static void masked_sum(const double *zr, int64_t N, int64_t d, const uint8_t *in, double *sk) {
+  memset(sk, 0, sizeof(double) * (size_t)d);
+  int64_t j0 = 0;
+  for (; j0 + 32 <= d; j0 += 32) { /* 32 coordinates at a time in registers (no store-to-load chain) */
+    v8d s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+    for (int64_t i = 0; i < N; ++i)
+      if (in[i]) {
+        const double *zi = zr + i * d + j0;
+        v8d x0, x1, x2, x3;
+        memcpy(&x0, zi, 64), memcpy(&x1, zi + 8, 64), memcpy(&x2, zi + 16, 64), memcpy(&x3, zi + 24, 64);
+        s0 += x0, s1 += x1, s2 += x2, s3 += x3;
+      }
+    memcpy(sk + j0, &s0, 64), memcpy(sk + j0 + 8, &s1, 64), memcpy(sk + j0 + 16, &s2, 64), memcpy(sk + j0 + 24, &s3, 64);
+  }
+  if (j0 < d)
+    for (int64_t i = 0; i < N; ++i)
+      if (in[i]) {
+        const double *zi = zr + i * d;
+#pragma omp simd
+        for (int64_t j = j0; j < d; ++j) sk[j] += zi[j];
+      }
+}
+
+/* The in-ball sums and counts of the n replicates rows[a] of z [R, N, d] for the balls inside [n, K, N] (bool):
+ * sum [n, K, d], cnt [n, K] (as doubles), by masked_sum (the numbers tc_dot_anchor's out_sum gives for the same
+ * balls). */
+void tc_masked_sums(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K, const double *z,
+                    const uint8_t *inside, double *sum, double *cnt) {
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t k = 0; k < K; ++k) {
+      const uint8_t *in = inside + (a * K + k) * N;
+      int64_t c = 0;
+      for (int64_t i = 0; i < N; ++i) c += in[i];
+      masked_sum(z + rows[a] * N * d, N, d, in, sum + (a * K + k) * d);
+      cnt[a * K + k] = (double)c;
+    }
+}
+
 /* tc_dot_balls and the anchors of the step cache in one call, a replicate at a time while its points are in cache
  * (verify/algorithms/threshold_clustering.py, _reanchor_c). Besides tc_dot_balls's outputs (m, the test quantities,
- * are kept in scratch), for each center k with no undecided pair: the in-ball mean (summed here, in any order: an
- * anchor is any point whose ball is computed rigorously) and the points anchor[a, j, k] = mean + keep^js[j] (v - mean),
+ * are kept in scratch), for each center k with no undecided pair: the in-ball mean (summed by masked_sum; out_sum
+ * [n, K, d] and out_cnt [n, K], when not NULL, get these sums and counts of the balls before the caller's recheck of
+ * the undecided pairs) and the points anchor[a, j, k] = mean + keep^js[j] (v - mean),
  * keep = 1 - |S| / N (js[j] = inf: the mean; an empty ball: v), and slack[a, j, k] > 0 when the ball at that anchor is
  * the one at v_k, every point's true distance to the anchor being more than it away from tau_k (0 otherwise). A
  * point is pruned by the triangle inequality: its true distance to v_k lies in sqrt(m + tau^2 -+ bound) and the
@@ -229,7 +271,7 @@ void tc_norms(int64_t n, const int64_t *rows, int64_t N, int64_t d, const double
 int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K, int64_t A, const double *js,
                       const double *z, const double *z_sq, const double *z_max, const double *v, const double *c,
                       const double *t2, const double *bound, double cf, double u, uint8_t *inside, uint8_t *unsure,
-                      double *gap, double *anchor, double *slack) {
+                      double *gap, double *anchor, double *slack, double *out_sum, double *out_cnt) {
   const int64_t Kp = (K + 3) / 4 * 4;
   double *zt = aligned_alloc(64, sizeof(double) * TILE * (size_t)(d > 0 ? d : 1));
   double *vp = aligned_alloc(64, sizeof(double) * (size_t)(Kp * (d > 0 ? d : 1)));
@@ -322,28 +364,13 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
       double *sk = sum + k * d;
       int64_t ck = 0;
       for (int64_t i = 0; i < N; ++i) ck += in[i];
-      int64_t j0 = 0;
-      for (; j0 + 32 <= d; j0 += 32) { /* 32 coordinates at a time in registers (no store-to-load chain) */
-        v8d s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
-        for (int64_t i = 0; i < N; ++i)
-          if (in[i]) {
-            const double *zi = zr + i * d + j0;
-            v8d x0, x1, x2, x3;
-            memcpy(&x0, zi, 64), memcpy(&x1, zi + 8, 64), memcpy(&x2, zi + 16, 64), memcpy(&x3, zi + 24, 64);
-            s0 += x0, s1 += x1, s2 += x2, s3 += x3;
-          }
-        memcpy(sk + j0, &s0, 64), memcpy(sk + j0 + 8, &s1, 64), memcpy(sk + j0 + 16, &s2, 64), memcpy(sk + j0 + 24, &s3, 64);
-      }
-      if (j0 < d)
-        for (int64_t i = 0; i < N; ++i)
-          if (in[i]) {
-            const double *zi = zr + i * d;
-#pragma omp simd
-            for (int64_t j = j0; j < d; ++j) sk[j] += zi[j];
-          }
+      masked_sum(zr, N, d, in, sk);
       cnt[k] = ck;
       n_unsure += unk[k];
     }
+    if (out_sum) memcpy(out_sum + a * K * d, sum, sizeof(double) * (size_t)(K * d));
+    if (out_cnt)
+      for (int64_t k = 0; k < K; ++k) out_cnt[a * K + k] = (double)cnt[k];
     for (int64_t k = 0; k < K; ++k) {
       const int64_t ak = a * K + k;
       const double *vk = v + ak * d;

@@ -1,6 +1,6 @@
-"""The plain-C kernels: Threshold-Clustering's balls (``tc_balls.c``) and the aggregators' column sort
-(``verify/aggregators/sort_columns.c``), one library built by ``make setup`` (cc, about a second), loaded with ctypes,
-never built lazily.
+"""The plain-C kernels: Threshold-Clustering's balls (``tc_balls.c``), the aggregators' column sort
+(``verify/aggregators/sort_columns.c``) and trimmed mean (``verify/aggregators/trimmed_columns.c``), one library
+built by ``make setup`` (cc, about a second), loaded with ctypes, never built lazily.
 
 ``python -m verify.algorithms.tc_c`` compiles it (``cc -O3 -march=native -fopenmp-simd -shared``) into
 ``build/tc_c/<hash>/`` where the hash covers the source and the CPU's model and flags (-march=native code must not
@@ -20,7 +20,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-SOURCES = [Path(__file__).with_name("tc_balls.c"), Path(__file__).parents[1] / "aggregators" / "sort_columns.c"]
+SOURCES = [Path(__file__).with_name("tc_balls.c"), Path(__file__).parents[1] / "aggregators" / "sort_columns.c",
+           Path(__file__).parents[1] / "aggregators" / "trimmed_columns.c"]
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = ["-O3", "-march=native", "-fopenmp-simd", "-fno-math-errno", "-shared", "-fPIC"]
 
@@ -57,17 +58,22 @@ def _load():
     lib.tc_gram_balls.restype = i64
     lib.tc_dot_balls.argtypes = [i64, ptr, i64, i64, i64] + [ptr] * 8
     lib.tc_dot_balls.restype = i64
-    lib.tc_dot_anchor.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 8 + [ctypes.c_double] * 2 + [ptr] * 5
+    lib.tc_dot_anchor.argtypes = [i64, ptr, i64, i64, i64, i64] + [ptr] * 8 + [ctypes.c_double] * 2 + [ptr] * 7
     lib.tc_dot_anchor.restype = i64
+    lib.tc_masked_sums.argtypes = [i64, ptr, i64, i64, i64, ptr, ptr, ptr, ptr]
+    lib.tc_masked_sums.restype = None
     lib.tc_norms.argtypes = [i64, ptr, i64, i64, ptr, ptr, ptr]
     lib.tc_norms.restype = None
     lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]
     lib.sort_columns.restype = None
+    lib.trimmed_mean_columns.argtypes = [ptr, i64, i64, i64, i64, ptr]
+    lib.trimmed_mean_columns.restype = i64
     return lib
 
 
 def library():
-    """The loaded library (``tc_gram_balls``, ``tc_dot_balls``, ``tc_dot_anchor``, ``tc_norms``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
+    """The loaded library (``tc_gram_balls``, ``tc_dot_balls``, ``tc_dot_anchor``, ``tc_masked_sums``, ``tc_norms``,
+    ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
     if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
         return None
     try:
@@ -101,6 +107,14 @@ def sort_columns():
     ``[B, N, C]`` array in place, or None."""
     lib = library()
     return None if lib is None else lib.sort_columns
+
+
+def trimmed_mean_columns():
+    """``trimmed_mean_columns(x, B, N, C, f, out) -> 0`` (1: a column holds a NaN; -1: out of memory): the
+    coordinate-wise trimmed mean of each ``[N, C]`` array of a contiguous float64 ``[B, N, C]`` array into ``out
+    [B, C]`` by selection (verify/aggregators/trimmed_columns.c), or None."""
+    lib = library()
+    return None if lib is None else lib.trimmed_mean_columns
 
 
 def build(compiler: str | None = None) -> Path | None:
