@@ -110,6 +110,26 @@ static inline const double *tile_of(const double *zr, int64_t i0, int64_t N, int
   return scratch;
 }
 
+/* The dot products of 4 centers (v0 and the 3 rows after it, d apart) with the 16 points of a transposed tile: acc[q][h]
+   holds center q against points 8h..8h+7, each summed over the coordinates in order. */
+static inline void dot_4x16(const double *tl, const double *v0, int64_t d, v8d acc[4][2]) {
+  const double *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
+  v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
+  for (int64_t j = 0; j < d; ++j) {
+    const v8d x0 = *(const v8d *)(tl + j * TILE), x1 = *(const v8d *)(tl + j * TILE + 8);
+    a00 += v0[j] * x0;
+    a01 += v0[j] * x1;
+    a10 += v1[j] * x0;
+    a11 += v1[j] * x1;
+    a20 += v2[j] * x0;
+    a21 += v2[j] * x1;
+    a30 += v3[j] * x0;
+    a31 += v3[j] * x1;
+  }
+  acc[0][0] = a00, acc[0][1] = a01, acc[1][0] = a10, acc[1][1] = a11;
+  acc[2][0] = a20, acc[2][1] = a21, acc[3][0] = a30, acc[3][1] = a31;
+}
+
 int64_t tc_dot_balls(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K, const double *z,
                      const double *z_sq, const double *v, const double *c, const double *bound, uint8_t *inside,
                      uint8_t *unsure, double *gap) {
@@ -131,20 +151,8 @@ int64_t tc_dot_balls(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64
       const int64_t w = N - i0 < TILE ? N - i0 : TILE;
       const double *tl = tile_of(zr, i0, N, d, zt);
       for (int64_t kb = 0; kb < Kp; kb += 4) {
-        const double *v0 = vp + kb * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
-        v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
-        for (int64_t j = 0; j < d; ++j) {
-          const v8d x0 = *(const v8d *)(tl + j * TILE), x1 = *(const v8d *)(tl + j * TILE + 8);
-          a00 += v0[j] * x0;
-          a01 += v0[j] * x1;
-          a10 += v1[j] * x0;
-          a11 += v1[j] * x1;
-          a20 += v2[j] * x0;
-          a21 += v2[j] * x1;
-          a30 += v3[j] * x0;
-          a31 += v3[j] * x1;
-        }
-        const v8d acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+        v8d acc[4][2];
+        dot_4x16(tl, vp + kb * d, d, acc);
         for (int64_t q = 0; q < 4 && kb + q < K; ++q) {
           const int64_t ak = a * K + kb + q;
           const double ck = c[ak], b = bound[ak];
@@ -294,20 +302,8 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
       const int64_t w = N - i0 < TILE ? N - i0 : TILE;
       const double *tl = tile_of(zr, i0, N, d, zt);
       for (int64_t kb = 0; kb < Kp; kb += 4) {
-        const double *v0 = vp + kb * d, *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
-        v8d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
-        for (int64_t j = 0; j < d; ++j) {
-          const v8d x0 = *(const v8d *)(tl + j * TILE), x1 = *(const v8d *)(tl + j * TILE + 8);
-          a00 += v0[j] * x0;
-          a01 += v0[j] * x1;
-          a10 += v1[j] * x0;
-          a11 += v1[j] * x1;
-          a20 += v2[j] * x0;
-          a21 += v2[j] * x1;
-          a30 += v3[j] * x0;
-          a31 += v3[j] * x1;
-        }
-        const v8d acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+        v8d acc[4][2];
+        dot_4x16(tl, vp + kb * d, d, acc);
         for (int64_t q = 0; q < 4 && kb + q < K; ++q) {
           const int64_t k = kb + q, ak = a * K + k;
           const double ck = c[ak], b = bound[ak];
