@@ -130,6 +130,55 @@ static inline void dot_4x16(const double *tl, const double *v0, int64_t d, v8d a
   acc[2][0] = a20, acc[2][1] = a21, acc[3][0] = a30, acc[3][1] = a31;
 }
 
+/* The ball test of one center against the w points of a tile, from their dot products g (acc, as dot_4x16 leaves them):
+   m = (c + |z|^2) - 2 g, inside when m <= 0, unsure (decided exactly later) when |m| <= b; writes in[0, w), un[0, w)
+   and, when M is not NULL, m; lowers *gap to the smallest |m|; returns the number of unsure points. */
+static inline int64_t tile_test(const v8d acc[2], double ck, double b, const double *zs, int64_t w, uint8_t *in,
+                                uint8_t *un, double *M, double *gap) {
+  if (w == TILE) { /* vectorised: 8 lanes at a time */
+    v8d lo = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+    v8l cnt = {0};
+    for (int h = 0; h < 2; ++h) {
+      v8d zsv;
+      memcpy(&zsv, zs + 8 * h, sizeof zsv);
+      const v8d m = (ck + zsv) - 2.0 * acc[h];
+      const v8d am = (v8d)((v8l)m & 0x7fffffffffffffffLL); /* fabs, lane-wise */
+      const v8l isun = am <= b;
+      const v8c bin = __builtin_convertvector((m <= 0.0) & 1, v8c), bun = __builtin_convertvector(isun & 1, v8c);
+      if (M) memcpy(M + 8 * h, &m, sizeof m);
+      memcpy(in + 8 * h, &bin, 8);
+      memcpy(un + 8 * h, &bun, 8);
+      cnt -= isun;
+      const v8l lt = am < lo;
+      lo = (v8d)(((v8l)am & lt) | ((v8l)lo & ~lt));
+    }
+    double l = *gap;
+    int64_t n = 0;
+    for (int e = 0; e < 8; ++e) {
+      l = lo[e] < l ? lo[e] : l;
+      n += cnt[e];
+    }
+    *gap = l;
+    return n;
+  }
+  double g[TILE];
+  memcpy(g, &acc[0], sizeof(v8d));
+  memcpy(g + 8, &acc[1], sizeof(v8d));
+  double lo = *gap;
+  int64_t n = 0;
+  for (int64_t p = 0; p < w; ++p) {
+    const double m = (ck + zs[p]) - 2.0 * g[p];
+    const double am = fabs(m);
+    if (M) M[p] = m;
+    in[p] = m <= 0.0;
+    un[p] = am <= b;
+    n += am <= b;
+    lo = am < lo ? am : lo;
+  }
+  *gap = lo;
+  return n;
+}
+
 int64_t tc_dot_balls(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64_t K, const double *z,
                      const double *z_sq, const double *v, const double *c, const double *bound, uint8_t *inside,
                      uint8_t *unsure, double *gap) {
@@ -157,47 +206,7 @@ int64_t tc_dot_balls(int64_t n, const int64_t *rows, int64_t N, int64_t d, int64
           const int64_t ak = a * K + kb + q;
           const double ck = c[ak], b = bound[ak];
           uint8_t *in = inside + ak * N + i0, *un = unsure + ak * N + i0;
-          if (w == TILE) {  /* vectorised: m = (c + z_sq) - 2 g on 8 lanes at a time */
-            v8d lo = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
-            v8l cnt = {0};
-            for (int h = 0; h < 2; ++h) {
-              v8d zsv;
-              memcpy(&zsv, zs + i0 + 8 * h, sizeof zsv);
-              const v8d m = (ck + zsv) - 2.0 * acc[q][h];
-              const v8d am = (v8d)((v8l)m & 0x7fffffffffffffffLL); /* fabs, lane-wise */
-              const v8l isin = m <= 0.0, isun = am <= b;
-              const v8c bin = __builtin_convertvector(isin & 1, v8c), bun = __builtin_convertvector(isun & 1, v8c);
-              memcpy(in + 8 * h, &bin, 8);
-              memcpy(un + 8 * h, &bun, 8);
-              cnt -= isun;
-              const v8l lt = am < lo;
-              lo = (v8d)(((v8l)am & lt) | ((v8l)lo & ~lt));
-            }
-            double l = gap[ak];
-            int64_t n_un = 0;
-            for (int e = 0; e < 8; ++e) {
-              l = lo[e] < l ? lo[e] : l;
-              n_un += cnt[e];
-            }
-            gap[ak] = l;
-            n_unsure += n_un;
-            continue;
-          }
-          double g[TILE];
-          memcpy(g, &acc[q][0], sizeof(v8d));
-          memcpy(g + 8, &acc[q][1], sizeof(v8d));
-          double lo = gap[ak];
-          int64_t cnt = 0;
-          for (int64_t p = 0; p < w; ++p) {
-            const double m = (ck + zs[i0 + p]) - 2.0 * g[p];
-            const double am = fabs(m);
-            in[p] = m <= 0.0;
-            un[p] = am <= b;
-            cnt += am <= b;
-            lo = am < lo ? am : lo;
-          }
-          gap[ak] = lo;
-          n_unsure += cnt;
+          n_unsure += tile_test(acc[q], ck, b, zs + i0, w, in, un, NULL, gap + ak);
         }
       }
     }
@@ -307,49 +316,8 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
         for (int64_t q = 0; q < 4 && kb + q < K; ++q) {
           const int64_t k = kb + q, ak = a * K + k;
           const double ck = c[ak], b = bound[ak];
-          if (w == TILE) { /* vectorised */
-            v8d lo = {gap[ak], gap[ak], gap[ak], gap[ak], gap[ak], gap[ak], gap[ak], gap[ak]};
-            v8l un = {0};
-            for (int h = 0; h < 2; ++h) {
-              v8d zsv;
-              memcpy(&zsv, zs + i0 + 8 * h, sizeof zsv);
-              const v8d m = (ck + zsv) - 2.0 * acc[q][h];
-              const v8d am = (v8d)((v8l)m & 0x7fffffffffffffffLL);
-              const v8l isun = am <= b;
-              const v8c bin = __builtin_convertvector((m <= 0.0) & 1, v8c), bun = __builtin_convertvector(isun & 1, v8c);
-              memcpy(M + k * N + i0 + 8 * h, &m, sizeof m);
-              memcpy(inside + ak * N + i0 + 8 * h, &bin, 8);
-              memcpy(unsure + ak * N + i0 + 8 * h, &bun, 8);
-              un -= isun;
-              const v8l lt = am < lo;
-              lo = (v8d)(((v8l)am & lt) | ((v8l)lo & ~lt));
-            }
-            double l = gap[ak];
-            int64_t nu = 0;
-            for (int e = 0; e < 8; ++e) {
-              l = lo[e] < l ? lo[e] : l;
-              nu += un[e];
-            }
-            gap[ak] = l;
-            unk[k] += nu;
-            continue;
-          }
-          double g[TILE];
-          memcpy(g, &acc[q][0], sizeof(v8d));
-          memcpy(g + 8, &acc[q][1], sizeof(v8d));
-          double lo = gap[ak];
-          int64_t un_k = 0;
-          for (int64_t p = 0; p < w; ++p) {
-            const double m = (ck + zs[i0 + p]) - 2.0 * g[p];
-            const double am = fabs(m);
-            M[k * N + i0 + p] = m;
-            inside[ak * N + i0 + p] = m <= 0.0;
-            unsure[ak * N + i0 + p] = am <= b;
-            un_k += am <= b;
-            lo = am < lo ? am : lo;
-          }
-          gap[ak] = lo;
-          unk[k] += un_k;
+          unk[k] += tile_test(acc[q], ck, b, zs + i0, w, inside + ak * N + i0, unsure + ak * N + i0, M + k * N + i0,
+                              gap + ak);
         }
       }
     }
