@@ -5,7 +5,6 @@ included (hypothesis draws integer-valued inputs, which tie often), edge sizes, 
 from __future__ import annotations
 
 import contextlib
-import os
 
 import numpy as np
 import pytest
@@ -218,7 +217,7 @@ def test_torch_fallback_agrees_with_the_numpy_path():
     assert torch.equal(sort_clients(Xi), Xi.sort(dim=1).values)
 
 
-def test_sorting_network_is_numpys_sort():
+def test_sorting_network_is_numpys_sort(monkeypatch):
     """The plain-C sorting network (verify/aggregators/sort_columns.c, N <= SORT_NETWORK_MAX_N) gives numpy's sorted
     values, ties, infinities and every N up to the limit included; a block with a NaN goes to numpy's sort."""
     from verify.algorithms import tc_c
@@ -236,17 +235,10 @@ def test_sorting_network_is_numpys_sort():
     y[1, 3, 2] = np.nan
     assert np.array_equal(classic._sort_by_network(y, net), np.sort(y, axis=1), equal_nan=True)
     X = torch.from_numpy(rng.standard_normal((4, 20, 300)))
-    saved = os.environ.get("FEDVERIFY_TC_C")
-    try:
-        os.environ["FEDVERIFY_TC_C"] = "0"
-        ref = (trimmed_mean(X, 4), coordinate_median(X), meamed(X, 4))
-        os.environ["FEDVERIFY_TC_C"] = "1"
-        assert all(same(a, b) for a, b in zip(ref, (trimmed_mean(X, 4), coordinate_median(X), meamed(X, 4))))
-    finally:
-        if saved is None:
-            os.environ.pop("FEDVERIFY_TC_C", None)
-        else:
-            os.environ["FEDVERIFY_TC_C"] = saved
+    monkeypatch.setenv("FEDVERIFY_TC_C", "0")
+    ref = (trimmed_mean(X, 4), coordinate_median(X), meamed(X, 4))
+    monkeypatch.setenv("FEDVERIFY_TC_C", "1")
+    assert all(same(a, b) for a, b in zip(ref, (trimmed_mean(X, 4), coordinate_median(X), meamed(X, 4))))
 
 
 def test_trimmed_mean_by_selection_is_the_sorted_mean():

@@ -350,33 +350,26 @@ def test_c_balls_are_the_torch_balls():
     if tc_c.build() is None or tc_c.kernel() is None:
         pytest.skip("no C compiler")
     g = torch.Generator().manual_seed(24)
-    saved = os.environ.get("FEDVERIFY_TC_C")
-    try:
-        for Z, V0, tau in _tc_cases(g):
-            t = torch.full((Z.shape[0], V0.shape[1], 1), tau, dtype=Z.dtype)
-            out = {}
-            for flag in ("0", "1"):
-                os.environ["FEDVERIFY_TC_C"] = flag
+    for Z, V0, tau in _tc_cases(g):
+        t = torch.full((Z.shape[0], V0.shape[1], 1), tau, dtype=Z.dtype)
+        out = {}
+        for flag in ("0", "1"):
+            with _tc_c(flag):
                 out[flag] = (tc_module.gram_balls(Z, V0, t, (Z * Z).sum(-1), want_slack=True),
                              threshold_clustering(Z, V0, tc_module.Radius.fixed(tau), 6)[0])
-            (b0, s0), v0 = out["0"]
-            (b1, s1), v1 = out["1"]
-            assert torch.equal(b0, b1)  # the centers: the C path's sums are in another order (rounding only)
-            torch.testing.assert_close(v1, v0, rtol=1e-12, atol=1e-12 * float(v0.abs().max()))
-            # the C pass sums the dot products in another order than bmm: the gaps (squared units) may differ by
-            # the rounding bound of each side, no more
-            from verify.aggregators.classic import _EPS64, gram_error_factor
+        (b0, s0), v0 = out["0"]
+        (b1, s1), v1 = out["1"]
+        assert torch.equal(b0, b1)  # the centers: the C path's sums are in another order (rounding only)
+        torch.testing.assert_close(v1, v0, rtol=1e-12, atol=1e-12 * float(v0.abs().max()))
+        # the C pass sums the dot products in another order than bmm: the gaps (squared units) may differ by
+        # the rounding bound of each side, no more
+        from verify.aggregators.classic import _EPS64, gram_error_factor
 
-            z_max = (Z * Z).sum(-1).amax(-1)[:, None]
-            bound = gram_error_factor(Z.shape[-1]) * ((V0 * V0).sum(-1) + z_max) + 4 * _EPS64 * tau * tau
-            g0, g1 = (s0 + tau) ** 2 - tau * tau, (s1 + tau) ** 2 - tau * tau
-            both = (s0 > 0) & (s1 > 0)
-            assert bool(((g0 - g1).abs()[both] <= 2.5 * bound[both] + 1e-9 * g0[both]).all())
-    finally:
-        if saved is None:
-            os.environ.pop("FEDVERIFY_TC_C", None)
-        else:
-            os.environ["FEDVERIFY_TC_C"] = saved
+        z_max = (Z * Z).sum(-1).amax(-1)[:, None]
+        bound = gram_error_factor(Z.shape[-1]) * ((V0 * V0).sum(-1) + z_max) + 4 * _EPS64 * tau * tau
+        g0, g1 = (s0 + tau) ** 2 - tau * tau, (s1 + tau) ** 2 - tau * tau
+        both = (s0 > 0) & (s1 > 0)
+        assert bool(((g0 - g1).abs()[both] <= 2.5 * bound[both] + 1e-9 * g0[both]).all())
 
 
 def test_c_anchor_slacks_are_lower_bounds():
