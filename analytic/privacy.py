@@ -4,7 +4,7 @@ Pure math (numpy, scipy, math): no simulation, no torch. Every function takes it
 explicitly; what cannot be accounted for raises :class:`analytic.errors.InputError`, whose message
 names the offending Python parameter (``f``, ``delta``, ``sigma_cor2``); the command line maps it to its flag.
 
-Notation (spec allouah2025 section 3; the paper's Appendix A):
+Notation (docs/papers/allouah2025.md §3; the paper's Appendix A):
 
 * n workers, f < n/2 of them malicious, q <= f malicious workers colluding with the server;
 * per-worker noise variances sigma_cor^2 (pairwise correlated) and sigma_ind^2 (independent);
@@ -23,7 +23,7 @@ The results in this module:
   i.e. the RDP of one step at order alpha is alpha * eps_step. Equivalently one step is a
   Gaussian mechanism of sensitivity 2C and noise variance
 
-      sigma_eff^2 = a b / (b + sigma_cor^2)                                   (spec 3.2, derived)
+      sigma_eff^2 = a b / (b + sigma_cor^2)                                   (docs/papers/allouah2025.md §3.2, derived)
 
   The *matrix form* is eps_step = (1/2) (2C)^2 e_i^T Sigma^{-1} e_i with the server's view
   covariance Sigma = sigma_cor^2 K K^T + b I_{n-f} = a I - sigma_cor^2 11^T (eqs. 7-8), K the
@@ -39,9 +39,9 @@ The results in this module:
     minimised over an order grid (default: Opacus's ``DEFAULT_ALPHAS``).
 * **Theorem 4.1**: if eps in (0, L_delta) and sigma_eff^2 >= 16 C^2 T L_delta / eps^2, then
   Algorithm 1 is (eps, delta)-SecLDP; the proof gives eps* <= eps^2/(8 L_delta) + eps/sqrt(2).
-* **Calibration** (spec 3.3): the least noise for a target eps, in closed form from the theorem's
+* **Calibration** (docs/papers/allouah2025.md §3.3): the least noise for a target eps, in closed form from the theorem's
   condition, in closed form for Mironov's optimal conversion, and by bisection for the grid.
-* **Comparison mechanisms** at the same per-worker noise (spec 3.2 table, anchors 3.5):
+* **Comparison mechanisms** at the same per-worker noise (docs/papers/allouah2025.md §3.2 table, anchors 3.5):
   LDP (all secrets known, sigma_eff^2 = sigma_ind^2) and CDP (the server sees only the sum of
   the honest messages, sigma_eff^2 = (n-f) b). SecLDP always lies between them.
 """
@@ -185,7 +185,7 @@ def lemma_a4_ab(n, f, q, sigma_cor2, sigma_ind2) -> tuple[float, float]:
 
 
 def secldp_sigma_eff2(n, f, q, sigma_cor2, sigma_ind2) -> float:
-    """sigma_eff^2 = a b / (b + sigma_cor^2) (spec 3.2): 1/(e_i^T Sigma^{-1} e_i), the Theorem 4.1 LHS.
+    """sigma_eff^2 = a b / (b + sigma_cor^2) (docs/papers/allouah2025.md §3.2): 1/(e_i^T Sigma^{-1} e_i), the Theorem 4.1 LHS.
 
     b = 0 (q = f and sigma_ind = 0) gives 0: the server recovers the honest inputs exactly.
     """
@@ -478,7 +478,7 @@ def theorem41_epsilon_bound(epsilon, delta) -> float:
     return e * e / (8.0 * log_inv_delta(delta)) + e / math.sqrt(2.0)
 
 
-# -- calibration (spec 3.3, 3.4) ------------------------------------------------------------------
+# -- calibration (docs/papers/allouah2025.md §3.3, 3.4) ------------------------------------------------------------------
 def noise_shape(mechanism: str, ratio: float | None = None) -> tuple[float, float]:
     """A unit noise shape (sigma_cor^2, sigma_ind^2) for a std ratio r = sigma_cor/sigma_ind.
 
@@ -563,7 +563,7 @@ def min_sigma_eff2_grid(target_epsilon, T, delta, C, orders=OPACUS_ORDERS, rtol:
 
 
 def theorem41_min_equal_noise(n, f, q, epsilon, T, delta, C) -> float:
-    """Least s^2 = sigma_cor^2 = sigma_ind^2 meeting Theorem 4.1: R (f-q+2) / ((n-q+1)(f-q+1)) (spec 3.3).
+    """Least s^2 = sigma_cor^2 = sigma_ind^2 meeting Theorem 4.1: R (f-q+2) / ((n-q+1)(f-q+1)) (docs/papers/allouah2025.md §3.3).
 
     For q = f this is 2R/(n-f+1), n-f+1 over 2 times less than LDP's R (the n-fold saving, C9).
     """
@@ -573,7 +573,7 @@ def theorem41_min_equal_noise(n, f, q, epsilon, T, delta, C) -> float:
 
 
 def theorem41_min_correlated_noise(n, f, q, epsilon, T, delta, C) -> float:
-    """Least sigma_cor^2 with sigma_ind = 0 and q < f: R (f-q+1) / ((n-q)(f-q)) (spec 3.3)."""
+    """Least sigma_cor^2 with sigma_ind = 0 and q < f: R (f-q+1) / ((n-q)(f-q)) (docs/papers/allouah2025.md §3.3)."""
     n, f, q = validate_workers(n, f, q)
     _require(q < f, "q", f"sigma_ind = 0 needs q < f (got q={q}, f={f}): with q = f it gives no privacy")
     R = theorem41_required_sigma_eff2(epsilon, T, delta, C)
@@ -589,7 +589,7 @@ def corollary41_noise(n, f, epsilon, T, delta, C, enforce_range: bool = True) ->
     """Corollary 4.1: sigma_cor^2 = sigma_ind^2 = 32 C^2 T log(1/delta) / (eps^2 (n-f)).
 
     The corollary assumes eps < log(1/delta); ``enforce_range=False`` evaluates the formula outside
-    that range anyway (to show what it gives there, spec 7 item 3) instead of refusing.
+    that range anyway (to show what it gives there, docs/papers/allouah2025.md §7 item 3) instead of refusing.
     """
     n, f, _ = validate_workers(n, f, 0)
     e = validate_theorem_epsilon(epsilon, delta) if enforce_range else validate.real(epsilon, "epsilon", allow_inf=True)
@@ -618,7 +618,7 @@ class Calibration:
 
 def calibrate(mechanism: str, n, f, q, target_epsilon, T, delta, C, *, ratio: float | None = None,
               conversion: str = BALLE_GRID, orders=OPACUS_ORDERS) -> Calibration:
-    """The least noise (for a fixed shape, spec 3.3) whose eps under ``conversion`` is <= target."""
+    """The least noise (for a fixed shape, docs/papers/allouah2025.md §3.3) whose eps under ``conversion`` is <= target."""
     validate_mechanism(mechanism)
     shape = noise_shape(mechanism, ratio)
     if conversion == MIRONOV_OPTIMAL:

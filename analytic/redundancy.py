@@ -3,7 +3,7 @@
 Definition. The honest agents H (|H| >= N - f) have 2f-redundancy when every S subset of H with
 |S| >= N - 2f has argmin_x sum_{i in S} q^i(x) = argmin_x sum_{i in H} q^i(x) (equality of *sets*).
 
-What the checks use (spec 1.3, derived there):
+What the checks use (docs/papers/dutta2023.md §1.3, derived there):
 
 * R1: subsets of size exactly s = N - 2f suffice (a larger subset's sum is an average of size-s sums).
 * R2: under 2f-redundancy with |H| > s every honest gradient vanishes at x*_H, so the *stationarity*
@@ -11,7 +11,7 @@ What the checks use (spec 1.3, derived there):
 * R3: for q^i = phi(||A^i x - b^i||) with phi strictly increasing and realizable labels b^i = A^i x°,
   argmin_S = x° + null(A_S): 2f-redundancy holds iff every size-s subset stacks to the rank of A_H.
 
-The procedure (spec 1.4): enumerate all C(|H|, s) subsets when there are at most ``max_enumerate``
+The procedure (docs/papers/dutta2023.md §1.4): enumerate all C(|H|, s) subsets when there are at most ``max_enumerate``
 (2e4), otherwise sample ``n_sample`` uniformly and add *adversarial* subsets: greedy removal of the
 agents whose curvature carries the weakest direction of the remaining sum, and removal of the agents
 whose gradients at x*_H pull hardest along a direction (the subsets whose minimiser moves most). For
@@ -51,7 +51,7 @@ class AgentFunctions(Protocol):
 
 @dataclass(frozen=True)
 class RedundancyReport:
-    """The outcome of a 2f-redundancy check and its worst-subset evidence (spec 1.4 step 4)."""
+    """The outcome of a 2f-redundancy check and its worst-subset evidence (docs/papers/dutta2023.md §1.4 step 4)."""
 
     holds: bool
     f: int
@@ -110,7 +110,7 @@ def enumerate_or_sample(n: int, s: int, rng: np.random.Generator, max_enumerate:
 
 
 def adversarial_subsets(curvature: Array, grads: Array, s: int) -> Array:
-    """Size-s subsets [K, n] built to break redundancy (spec 1.4 step 3):
+    """Size-s subsets [K, n] built to break redundancy (docs/papers/dutta2023.md §1.4 step 3):
 
     * greedy: from H, repeatedly drop the agent with the largest curvature v^T C_i v along the weakest
       eigenvector v of the remaining sum (the subset most likely to lose rank);
@@ -290,7 +290,7 @@ def general_redundancy(agents: AgentFunctions, *, f: int, n_total: int, rng: np.
                        start_scale: float = 1.0, max_enumerate: int = MAX_ENUMERATE, n_sample: int = N_SAMPLE,
                        eig_rtol: float = 1e-10, value_rtol: float = 1e-10,
                        stationarity_tol: float = 1e-8) -> RedundancyReport:
-    """The procedure of spec 1.4 for smooth costs given as callables (``agents``: the honest agents).
+    """The procedure of docs/papers/dutta2023.md §1.4 for smooth costs given as callables (``agents``: the honest agents).
 
     1. x*_H: ``x_star`` if known by construction (then ||grad q^H(x°)|| <= 1e-10 max(1, ||grad q^H(x_0)||) is
        required), else Levenberg-Marquardt from ``starts`` random points, which must agree to 1e-6 (1 + ||x||).

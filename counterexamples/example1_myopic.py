@@ -1,10 +1,10 @@
 """Example 1 of werner2023 (Fig. 1(a)): Myopic-Clustering traps client 2 at the saddle x = 1, and
-Federated-Clustering escapes. Checks werner2023.c01-c03 (spec sections 4.1, 6.1 checks 1-3, A12).
+Federated-Clustering escapes. Checks werner2023.c01-c03 (docs/papers/werner2023.md §4.1, 6.1 checks 1-3, A12).
 
 Losses (2)-(4) with learning rate eta; all clients start at x_0 = 1.5; K = 2; exact 2-means for
 Myopic-Clustering (Algorithm 1); Federated-Clustering (Algorithm 2) with M = 10 Threshold-
 Clustering steps and radius tau = s/eta (the eta-scaled gradients at x = 1 are (1/3, 0, -1) and at
-x = 2 are (2/3, 1, 0), hence the working window s in [1/3, 2/3) of spec section 4.1).
+x = 2 are (2/3, 1, 0), hence the working window s in [1/3, 2/3) of docs/papers/werner2023.md §4.1).
 
 Each check takes the algorithms as arguments (``myopic=``, ``fc=``) so that tests can plant a
 wrong algorithm and see the verdict change.
@@ -18,6 +18,7 @@ from analytic.papers.werner2023 import PAPER
 from verify import figspec
 from verify.algorithms.federated_clustering import ball_equals, federated_clustering
 from verify.algorithms.myopic import myopic_clustering, partition_text
+from verify.checks.werner2023.example1 import CONV_TOL, K, M_STEPS, X0, fc_converged, run_fc
 from verify.engine import Context
 from verify.fit import apply_assumptions, counterexample_verdict, identity_verdict
 from verify.problems.toys import Example1
@@ -26,10 +27,8 @@ from verify.result import Assumption, Claim, Result
 
 register_paper(PAPER)
 
-X0, K, M_STEPS = 1.5, 2, 10
 T_MYOPIC = 30
 TRUTH = (0, 0, 1)
-CONV_TOL = 1e-3
 TAIL_ROUNDS = 100
 WINDOW_ETAS, WINDOW_S = (0.25, 0.1), (0.35, 0.5, 0.65)
 PAPER_ETA, PAPER_TAUS = 0.5, (0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.9)
@@ -45,19 +44,6 @@ def run_myopic(ctx: Context, etas, T: int = T_MYOPIC, myopic=myopic_clustering, 
     eta = ctx.tensor(list(etas))
     x0 = torch.full((len(etas), 3, 1), float(x0), dtype=ctx.dtype, device=ctx.torch_device)
     return myopic(Example1(eta), x0, eta, K, T)
-
-
-def run_fc(ctx: Context, etas, s, T: int, fc=federated_clustering, record_pairs: bool = False, x0: float = X0):
-    """Algorithm 2 on Example 1 for each (eta, s) pair (one replicate each), tau = s / eta, every client from ``x0``."""
-    eta, s = ctx.tensor(list(etas)), ctx.tensor(list(s))
-    x0 = torch.full((len(etas), 3, 1), float(x0), dtype=ctx.dtype, device=ctx.torch_device)
-    return fc(Example1(eta), x0, eta, T, s / eta, steps=M_STEPS, record_pairs=record_pairs)
-
-
-def fc_converged(x_T: torch.Tensor, tol: float = CONV_TOL) -> torch.Tensor:
-    """``[R, 3]`` final models -> bool ``[R]``: |x_1|, |x_2| < tol and |x_3 - 2| < tol."""
-    target = torch.tensor([0.0, 0.0, 2.0], dtype=x_T.dtype, device=x_T.device)
-    return ((x_T - target).abs() < tol).all(-1)
 
 
 def myopic_arrays(tr, eta) -> dict:
@@ -88,7 +74,7 @@ C01_TITLE = "Myopic-Clustering misassigns client 2 in Example 1 and leaves it at
 @check("werner2023.c01", C01_TITLE, "counterexample", "reproduced")
 def c01_myopic_misassigns(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering, etas=(0.5, 0.25, 0.1),
                           x0: float = X0, fc_etas=(0.25, 0.1), fc_s=(0.5, 0.5)) -> Result:
-    """Spec 6.1 check 1: eta in {0.5, 0.25, 0.1}, x_0 = 1.5, K = 2, exact 2-means, T = 30.
+    """docs/papers/werner2023.md §6.1 claim 1: eta in {0.5, 0.25, 0.1}, x_0 = 1.5, K = 2, exact 2-means, T = 30.
 
     The grid is keyword arguments with the paper's values (the classroom demo varies them): ``etas`` for
     Myopic-Clustering, the common start ``x0``, and Federated-Clustering's ``fc_etas`` with radii tau = s/eta
@@ -168,7 +154,7 @@ def cluster_gap_at_models(G_pairs: torch.Tensor, truth=TRUTH) -> torch.Tensor:
 
 @check("werner2023.c02", C02_TITLE, "counterexample", "reproduced")
 def c02_myopic_collapse(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
-    """Spec 6.1 check 2: same run as c01; max_i |grad f_i(x_{i,T})| < 1e-4 at T = 30 for eta = 0.5."""
+    """docs/papers/werner2023.md §6.1 claim 2: same run as c01; max_i |grad f_i(x_{i,T})| < 1e-4 at T = 30 for eta = 0.5."""
     etas = (0.5, 0.1)
     tr = run_myopic(ctx, etas, T_MYOPIC, myopic)
     g = tr.grads[..., 0]  # [T, R, 3]: what the server clusters in round t
@@ -244,7 +230,7 @@ def linearised_multiplier(eta: float) -> float:
 
 @check("werner2023.c03", C03_TITLE, "counterexample", "reproduced")
 def c03_fc_escapes(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
-    """Spec 6.1 check 3: eta in {0.25, 0.1}, tau = s/eta, s in {0.35, 0.5, 0.65}, M = 10; controls
+    """docs/papers/werner2023.md §6.1 claim 3: eta in {0.25, 0.1}, tau = s/eta, s in {0.35, 0.5, 0.65}, M = 10; controls
     s in {0.2, 0.9, 1.1}; the paper's eta = 0.5 with tau in [0.6, 1.9] as a discrepancy control."""
     T = ctx.pick(500, 5000)
     window = [(e, s) for e in WINDOW_ETAS for s in WINDOW_S]

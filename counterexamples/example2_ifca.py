@@ -1,6 +1,6 @@
 """Example 2 of werner2023 (Fig. 1(b)): IFCA and HypCluster assign by loss value and stay stuck;
 Federated-Clustering separates the clients by gradients. Checks werner2023.c04-c06
-(spec sections 4.2, 6.1 checks 4-6).
+(docs/papers/werner2023.md §4.2, 6.1 checks 4-6).
 
 f_1 = (x + 0.5)^2 (5), f_2 = (x - 0.5)^2 (6); cluster models start at theta = (-1.5, 0). At
 theta_2 = 0 both losses are 0.25 (< 1 and 4 at theta_1), so both clients pick cluster 2; their
@@ -114,7 +114,7 @@ C04_TITLE = "IFCA Option I is stuck on Example 2: both clients in cluster 2, the
 @check("werner2023.c04", C04_TITLE, "counterexample", "reproduced")
 def c04_ifca_option1_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering, gammas=GAMMAS, theta0=THETA0,
                            fc_taus=(1.0,), fc_eta: float = FC_ETA) -> Result:
-    """Spec 6.1 check 4: gamma in {0.01, 0.1, 0.4}, T = 100, theta_0 = (-1.5, 0).
+    """docs/papers/werner2023.md §6.1 claim 4: gamma in {0.01, 0.1, 0.4}, T = 100, theta_0 = (-1.5, 0).
 
     The grid is keyword arguments with the paper's values (the classroom demo varies them): IFCA's steps
     ``gammas``, its start ``theta0`` (also FC's start), FC's radii ``fc_taus`` and step ``fc_eta``."""
@@ -161,7 +161,7 @@ C05_TITLE = "IFCA Option II and HypCluster are stuck on Example 2 for every step
 @check("werner2023.c05", C05_TITLE, "counterexample", "reproduced")
 def c05_ifca_option2_hypcluster_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering, gammas=GAMMAS,
                                       local_steps=LOCAL_STEPS, theta0=THETA0, fc_taus=(1.0,), fc_eta: float = FC_ETA) -> Result:
-    """Spec 6.1 check 5: LocalUpdate tau_loc in {1, 5, 20}, gamma in {0.01, 0.1, 0.4}; tolerance 1e-12.
+    """docs/papers/werner2023.md §6.1 claim 5: LocalUpdate tau_loc in {1, 5, 20}, gamma in {0.01, 0.1, 0.4}; tolerance 1e-12.
 
     The grid is keyword arguments with the paper's values (the classroom demo varies them): ``gammas``,
     ``local_steps``, the start ``theta0`` (also FC's start), FC's radii ``fc_taus`` and step ``fc_eta``."""
@@ -218,7 +218,7 @@ C06_TITLE = "Federated-Clustering solves Example 2 for tau < 2 (Delta = 2, D = 0
 
 @check("werner2023.c06", C06_TITLE, "counterexample", "reproduced")
 def c06_fc_solves_example2(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
-    """Spec 6.1 check 6: inits (0,0), (-1.5,0) (and (1.5,-1.5)); tau in {0.5, 1, 1.9}; eta = 0.25; M = 10;
+    """docs/papers/werner2023.md §6.1 claim 6: inits (0,0), (-1.5,0) (and (1.5,-1.5)); tau in {0.5, 1, 1.9}; eta = 0.25; M = 10;
     controls tau in {2, 2.5}; Delta = 2, D = 0 on a grid."""
     main = [(i, t) for i in FC_INITS for t in FC_TAUS]
     ctrl = [(i, t) for i in FC_INITS[:2] for t in FC_CONTROL_TAUS]

@@ -1,6 +1,6 @@
 """Example 3 of werner2023 (Fig. 1(c)): CFL splits clients 2 and 3 with probability 1/2 and never
 reunites them; Federated-Clustering keeps them together, but only with batch averaging.
-Checks werner2023.c07-c08 (spec sections 4.3, 6.1 checks 7-8, A13).
+Checks werner2023.c07-c08 (docs/papers/werner2023.md §4.3, 6.1 checks 7-8, A13).
 
 g_1(x) = x (7), g_2(x) = x - 1/2 (8), g_3(x) = x - xi with xi ~ Bernoulli(1/2) (9). True clusters
 {1} and {2, 3}. At any x in (0, 1/2), sign(g_1) = +, sign(g_2) = -, and sign(g_3) is + or - with
@@ -105,7 +105,7 @@ C07_TITLE = "CFL separates clients 2 and 3 of Example 3 with probability 1/2 and
 def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_clustering, cfl_eta: float = CFL_ETA,
                            x0: float = 0.0, fc_batch: int = 64, fc_tau: float = 0.25, fc_eta: float = FC_ETA,
                            fc_x0: float = FC_INIT) -> Result:
-    """Spec 6.1 check 7: 1e4 draws at x = 1/3 and 1/4; |p - 0.5| < 0.02; wrong split {1,3}|{2}; x* = 1/3.
+    """docs/papers/werner2023.md §6.1 claim 7: 1e4 draws at x = 1/3 and 1/4; |p - 0.5| < 0.02; wrong split {1,3}|{2}; x* = 1/3.
 
     The settings are keyword arguments with the paper's values (the classroom demo varies them): CFL's step
     ``cfl_eta`` and start ``x0``; Federated-Clustering's batch ``fc_batch``, radius ``fc_tau``, step ``fc_eta`` and
@@ -221,7 +221,7 @@ C08_GRID = [(1, 0.25), (1, 0.4), (1, 0.49), (4, 0.25), (4, 0.4), (16, 0.25), (16
 
 @check("werner2023.c08", C08_TITLE, "counterexample", "reproduced")
 def c08_fc_needs_batching(ctx: Context, *, fc=federated_clustering) -> Result:
-    """Spec 6.1 check 8: eta = 0.5, M = 10, init 0.25, T = 200; |B| in {1, 4, 16, 64}, tau in {0.25, 0.4}."""
+    """docs/papers/werner2023.md §6.1 claim 8: eta = 0.5, M = 10, init 0.25, T = 200; |B| in {1, 4, 16, 64}, tau in {0.25, 0.4}."""
     seeds = ctx.reps(20, 100)
     tr = run_fc(ctx, [b for b, _ in C08_GRID], [t for _, t in C08_GRID], seeds, "fc batch sweep", fc)
     fr = ball_fractions(tr, len(C08_GRID), seeds)
@@ -232,7 +232,7 @@ def c08_fc_needs_batching(ctx: Context, *, fc=federated_clustering) -> Result:
     b64 = [idx[c] for c in C08_GRID if c[0] == 64 and c[1] < 0.5]
     failure = bool((frac[b1] == 0).all())
     err = fr["final_abs_error"].mean(1)  # [C, 3] averaged over seeds
-    # ball criterion for every |B| >= 16; final-model criterion where the spec's simulation states it (|B| = 64)
+    # ball criterion for every |B| >= 16; final-model criterion where our reading (docs/papers/werner2023.md) simulation states it (|B| = 64)
     repaired = bool((frac[big].mean(1) >= FRAC_MIN).all() and (err[b64] < FC_X_TOL).all())
     off = [(C08_GRID[i], j + 1, float(err[i, j])) for i in big for j in range(3) if float(err[i, j]) >= FC_X_TOL]
     ctrl = idx[(64, 0.5)]

@@ -1,7 +1,7 @@
 """Three classroom toys beyond werner2023, each run with the project's own algorithms (nothing re-implemented):
 
 * ``byzantine`` (dutta2023): Algorithm 1 (local SGD, :func:`verify.algorithms.local_sgd_ce.local_sgd_ce` through
-  :func:`verify.checks.dutta2023_common.simulate`) on the LS-in-regime least-squares instance of checks c18/c20, with
+  :func:`verify.checks.dutta2023.common.simulate`) on the LS-in-regime least-squares instance of checks c18/c20, with
   ``f`` Byzantine agents sending the constant vector 1e3 1 (attack A6). The plain mean follows them away; comparative
   elimination (CE: drop the f messages farthest from the server model, average the rest) does not.
 * ``cafcor`` (allouah2025): the protocol noise of CafCor/SecLDP (:func:`verify.correlated_noise.protocol_noise`):
@@ -44,7 +44,7 @@ def byzantine_toy(ctx: Context, *, eta: float = 0.1, tau: int = 3, clients: int 
     """``clients`` of the N = 50 agents are Byzantine and send 1e3 1 (A6); the filter parameter f = ``clients``.
     ``eta``: the step alpha L (alpha = eta / L), ``tau``: local steps T per round, ``start``: every coordinate of
     the initial server model x_0. Two runs of Algorithm 1, aggregated by the plain mean and by CE."""
-    from verify.checks.dutta2023_common import N_AGENTS, Config, ls_instance, simulate
+    from verify.checks.dutta2023.common import N_AGENTS, Config, ls_instance, simulate
 
     require(eta > 0, "eta", f"the step alpha L must be > 0, got {eta}")
     require(int(tau) == tau and tau >= 1, "tau", f"local steps must be an integer >= 1, got {tau}")

@@ -3,7 +3,8 @@ problem or a user's own data, each with how it was obtained and what the number 
 
     fedverify constants PROBLEM [problem options] [--json FILE]
 
-Problems register themselves with :func:`constants_problem` in any module of ``verify.problems``
+Problems register themselves with :func:`verify.problems.constants_registry.constants_problem` in any module of
+``verify.problems``
 (this module imports them all), so a paper adds its problems without editing this file. A provider
 is a function ``provider(args) -> list[Constant]`` plus a function adding its options to the
 problem's parser; bad input raises :class:`analytic.errors.InputError` (one line, exit 2).
@@ -11,42 +12,12 @@ problem's parser; bad input raises :class:`analytic.errors.InputError` (one line
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
-from typing import Callable
 
 from analytic.constants import Constant
 from analytic.errors import InputError
 from verify.cli_args import add_json_option
 from verify.named import import_submodules
-
-
-@dataclass(frozen=True)
-class ConstantsProblem:
-    name: str
-    help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    compute: Callable[[argparse.Namespace], list[Constant]]
-    #: ``size(args) -> (flag, count)``: the float64 entries of the problem's arrays and the flag
-    #: that grows it, checked against the machine's memory before anything is built (None: not declared)
-    size: Callable[[argparse.Namespace], tuple[str, int]] | None = None
-
-
-PROBLEMS: dict[str, ConstantsProblem] = {}
-
-
-def constants_problem(name: str, help: str, add_arguments: Callable[[argparse.ArgumentParser], None],
-                      size: Callable[[argparse.Namespace], tuple[str, int]] | None = None):
-    """Register ``compute(args) -> list[Constant]`` as ``fedverify constants NAME`` (``size``: see
-    :class:`ConstantsProblem`)."""
-
-    def deco(compute):
-        old = PROBLEMS.get(name)
-        if old is not None and old.compute is not compute:
-            raise ValueError(f"constants problem {name!r} registered twice")
-        PROBLEMS[name] = ConstantsProblem(name, help, add_arguments, compute, size)
-        return compute
-
-    return deco
+from verify.problems.constants_registry import PROBLEMS, ConstantsProblem, constants_problem  # noqa: F401 (re-exported)
 
 
 def load_problems() -> dict[str, ConstantsProblem]:

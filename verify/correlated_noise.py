@@ -2,7 +2,7 @@
 
 Every pair of workers i != j shares a secret S_ij (in practice a PRG seed agreed once through a
 key exchange). At step t both endpoints expand it into the same Gaussian vector and apply it with
-opposite signs (Algorithm 1, line 6; spec 2.2):
+opposite signs (Algorithm 1, line 6; docs/papers/allouah2025.md §2.2):
 
     S_ij    = KDF(master, min(i, j), max(i, j))                     symmetric: S_ij = S_ji
     z_t^ij  = N(0, I_d) drawn from a counter-based stream keyed by (S_ij, t)
@@ -143,7 +143,7 @@ def independent_noise(generator: torch.Generator, R: int, n: int, d: int, sigma_
 
 def protocol_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: float, sigma_ind: float,
                    generator: torch.Generator, dtype=torch.float64, device="cpu") -> torch.Tensor:
-    """xi_t^(i) = sum_{j != i} v_t^(ij) + vbar_t^(i) for every worker, ``[R, n, d]`` (spec 2.2)."""
+    """xi_t^(i) = sum_{j != i} v_t^(ij) + vbar_t^(i) for every worker, ``[R, n, d]`` (docs/papers/allouah2025.md §2.2)."""
     _check_noise(sigma_cor, sigma_ind)
     return (correlated_noise(seeds, t, R, d, sigma_cor, dtype, device)
             + independent_noise(generator, R, seeds.n, d, sigma_ind, dtype, device))
@@ -185,7 +185,7 @@ def gaussian_llr(Y: torch.Tensor, mean_a: torch.Tensor, mean_b: torch.Tensor, Si
     """log p_A(Y)/p_B(Y) for N(mean_a, Sigma) vs N(mean_b, Sigma): Delta^T Sigma^{-1} (Y - (mean_a+mean_b)/2).
 
     ``Y`` is ``[N, m]``; returns ``[N]``. Under P_B it is N(-eta/2, eta), under P_A N(+eta/2, eta),
-    eta = Delta^T Sigma^{-1} Delta (spec 3.7 recipe 4).
+    eta = Delta^T Sigma^{-1} Delta (docs/papers/allouah2025.md §3.7 recipe 4).
     """
     delta = (mean_a - mean_b).to(Y)
     w = torch.linalg.solve(Sigma.to(Y), delta)
@@ -196,7 +196,7 @@ def renyi_divergence_mc(llr_under_b: torch.Tensor, alpha):
     """D_alpha(P_A || P_B) = (1/(alpha-1)) log E_{Y~P_B}[exp(alpha llr(Y))] by log-sum-exp (Def. A.1).
 
     ``alpha`` is one order (returns a float) or an array of orders (returns an array). Heavy-tailed
-    for large alpha: reliable for alpha <= 2 (spec 3.7 recipe 3).
+    for large alpha: reliable for alpha <= 2 (docs/papers/allouah2025.md §3.7 recipe 3).
     """
     a = np.atleast_1d(np.asarray(alpha, dtype=float))
     if np.any(a <= 1.0):
@@ -228,7 +228,7 @@ def _noise_scale(sigma, R: int, dtype, device, param: str) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class NoiseInLaw:
-    """CafCor's noise for n workers drawn from its exact joint law in O(n d) per draw (spec 2.2).
+    """CafCor's noise for n workers drawn from its exact joint law in O(n d) per draw (docs/papers/allouah2025.md §2.2).
 
     The shared-seed construction gives sum_{j != i} v^(ij) = sigma_cor (K z)_i with K the oriented incidence
     matrix of the complete graph: a zero-mean Gaussian with covariance sigma_cor^2 K K^T = sigma_cor^2

@@ -1,6 +1,6 @@
 """Builders for ``Result.figure``: plain-data plot specs that reports/figures.py renders.
 
-Spec::
+The shape of a figure::
 
     {"panels": [{"title", "xlabel", "ylabel", "xscale": "log"|"linear", "yscale": ...,
                  "series": [{"label", "x", "y", "lo", "hi", "band_label",

@@ -429,7 +429,7 @@ def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = N
     """Verdict for 'E[observed] <= bound' (or >=) at every grid point, from replicates ``Y [R, P]``.
 
     ``bound`` is a :class:`Bound` evaluated at ``values`` (its kind gives the side) or plain
-    numbers (``side`` upper by default: a spec's tolerance band, a fitted constant).
+    numbers (``side`` upper by default: a stated tolerance band, a fitted constant).
 
     *Holds* needs every point's CI (at ``level``) on the right side: requiring all P points keeps
     the false-holds rate at most the per-point rate. *Violated* needs one point's CI at the

@@ -25,10 +25,18 @@ def named_registry(kind: str) -> tuple[dict[str, Callable], Callable[[str], Call
 
 
 def import_submodules(package: str) -> list[str]:
-    """Import ``package`` and every module in it whose name does not start with ``_``; return their names."""
+    """Import ``package`` and every module in it, subpackages recursively (a paper's checks live in
+    ``verify/checks/<key>/``), skipping names that start with ``_``; return their names."""
     mod = importlib.import_module(package)
-    names = [f"{package}.{info.name}" for info in pkgutil.iter_modules(getattr(mod, "__path__", None) or [])
-             if not info.name.startswith("_")]
-    for name in names:
-        importlib.import_module(name)
+    names = []
+    for info in pkgutil.iter_modules(getattr(mod, "__path__", None) or []):
+        if info.name.startswith("_"):
+            continue
+        name = f"{package}.{info.name}"
+        if info.ispkg:
+            names.append(name)
+            names.extend(import_submodules(name))
+        else:
+            importlib.import_module(name)
+            names.append(name)
     return names

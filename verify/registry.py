@@ -2,8 +2,8 @@
 
 **Ids.** A check id is ``<paper key>.<claim>``: the paper key is the first author's surname in
 lowercase ASCII letters, the year and an optional disambiguating letter (``werner2023``,
-``smith2024b``); the claim is ``c`` plus the number of the claim in the paper's spec (``c09``,
-``c112``), or ``x`` plus a number for a check beyond the spec's list (``werner2023.x01``).
+``smith2024b``); the claim is ``c`` plus the number of the claim in the paper's list of checkable claims (docs/papers/<key>.md §6) (``c09``,
+``c112``), or ``x`` plus a number for a check beyond our reading (docs/papers/werner2023.md) list (``werner2023.x01``).
 Registration is loud: an id registered twice by different functions raises.
 
 **Where checks come from.** :func:`load_all` imports every module named by

@@ -19,7 +19,7 @@ KINDS = ("rate", "bound", "identity", "counterexample", "assumption", "privacy",
 
 
 def check_sort_key(check_id: str):
-    """Order of checks everywhere (list, store, report): paper, spec claims (c..) before extras
+    """Order of checks everywhere (list, store, report): paper, numbered claims (c..) before extras
     (x..), then the number; ids of another shape go last, alphabetically."""
     paper, _, num = check_id.partition(".")
     if len(num) >= 2 and num[0].isalpha() and num[1:].isdigit():

@@ -230,7 +230,7 @@ def _cluster_mean(G: np.ndarray, labels: np.ndarray) -> np.ndarray:
 def intra_ratio(G, labels, eps: float = 1e-12) -> np.ndarray:
     """Ratio (31) ||grad f_i - grad fbar_i||^2 / ||grad fbar_i||^2 at each point, ``G [..., N, d] -> [..., N]``;
     NaN where ||grad fbar_i||^2 <= eps * (mean ||grad f||^2 at that point): near a shared optimum both
-    sides vanish and the quotient is rounding noise (spec 5.1's guard)."""
+    sides vanish and the quotient is rounding noise (docs/papers/werner2023.md §5.1's guard)."""
     G = np.asarray(G, dtype=float)
     labels = np.asarray(labels)
     bar = _cluster_mean(G, labels)

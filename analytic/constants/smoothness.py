@@ -1,7 +1,7 @@
 """Smoothness (L), PL / quadratic-growth / error-bound constants (mu) and convexity, for any cost given
 by numpy callables; exact for least squares.
 
-Definitions (dutta2023 Assumptions 1-2, spec 3; Karimi, Nutini and Schmidt 2016):
+Definitions (dutta2023 Assumptions 1-2, docs/papers/dutta2023.md §3; Karimi, Nutini and Schmidt 2016):
 
 * L: every agent's gradient is L-Lipschitz, ||grad q^i(x) - grad q^i(y)|| <= L ||x - y||
   (equivalently sup_x ||grad^2 q^i(x)||_2 for C^2 costs).
@@ -77,7 +77,7 @@ def sample_around(centers: Array, rng: np.random.Generator, radii: Array, direct
 def lipschitz_from_pairs(grads_at: Callable[[Array], Array], points: Array, rng: np.random.Generator, n_agents: int,
                          steps=(1e-4, 1e-2, 1.0)) -> Constant:
     """max over agents i, points x and steps h of ||grad q^i(x) - grad q^i(x + h v)|| / h, v a random unit vector:
-    a lower bound of L (spec 3, Assumption 1). The step h is relative to 1 + ||x||."""
+    a lower bound of L (docs/papers/dutta2023.md §3, Assumption 1). The step h is relative to 1 + ||x||."""
     X = np.asarray(points, dtype=float)
     M, d = X.shape
     best, where = 0.0, None
@@ -108,7 +108,7 @@ def central_difference_hvp(grads_at: Callable[[Array], Array], h: float = 1e-5) 
 def hessian_norm_power(hvp: Callable[[Array, Array], Array], points: Array, n_agents: int, rng: np.random.Generator,
                        iters: int = 30) -> Array:
     """||grad^2 q^i(x)||_2 for each point and agent [M, n], by ``iters`` power iterations v <- Hv/||Hv|| from a
-    random start (|v^T H v| at the end: a lower bound of the largest |eigenvalue|, spec 3)."""
+    random start (|v^T H v| at the end: a lower bound of the largest |eigenvalue|, docs/papers/dutta2023.md §3)."""
     X = np.asarray(points, dtype=float)
     V = _unit(rng, (X.shape[0], n_agents, X.shape[1]))
     for _ in range(iters):
@@ -121,7 +121,7 @@ def hessian_norm_power(hvp: Callable[[Array, Array], Array], points: Array, n_ag
 def smoothness_estimate(grads_at: Callable[[Array], Array], centers: Array, n_agents: int, rng: np.random.Generator, *,
                         radii=np.logspace(-3, 1, 9), directions: int = 4, steps=(1e-4, 1e-2, 1.0),
                         power_points: int = 16, power_iters: int = 30, hvp=None) -> dict[str, Constant]:
-    """L from sampled pairs around ``centers`` (radii relative to 1 + ||c||, spec 3) and from Hessian power
+    """L from sampled pairs around ``centers`` (radii relative to 1 + ||c||, docs/papers/dutta2023.md §3) and from Hessian power
     iteration at the centers and ``power_points`` of the sampled points: both are lower bounds of L."""
     pts = sample_around(centers, rng, np.asarray(radii), directions)
     pairs = lipschitz_from_pairs(grads_at, pts, rng, n_agents, steps)
@@ -191,7 +191,7 @@ def growth_constants(gap: Callable[[Array], Array], grad: Callable[[Array], Arra
                      rng: np.random.Generator, *, radii=np.logspace(-4, 2, 31), directions: int = 200,
                      extra_points: Array | None = None, refine: int = 20, gap_floor: float = 0.0,
                      refine_iters: int = 80) -> dict[str, Constant]:
-    """mu_PL, mu_QG, mu_EB and mu = min(mu_PL, mu_QG) as sampled infima (spec 3, Assumption 2): points
+    """mu_PL, mu_QG, mu_EB and mu = min(mu_PL, mu_QG) as sampled infima (docs/papers/dutta2023.md §3, Assumption 2): points
     x* + rho (1 + ||x*||) v for every radius and ``directions`` unit v, plus ``extra_points`` (trajectories),
     then a compass search from the ``refine`` worst points of each ratio. Upper bounds of the true infima."""
     x_star = np.asarray(x_star, dtype=float)
@@ -240,7 +240,7 @@ def trajectory_constant(gap: Callable[[Array], Array], grad: Callable[[Array], A
 def growth_violations(gap: Callable[[Array], Array], grad: Callable[[Array], Array], X: Array, x_star: Array, mu: float,
                       rtol: float = 1e-9) -> dict[str, int]:
     """Counts of points where quadratic growth q - q* >= (mu/2)||x - x*||^2 or the error bound
-    ||grad q|| >= mu ||x - x*|| fails by more than ``rtol`` (relative), spec C3."""
+    ||grad q|| >= mu ||x - x*|| fails by more than ``rtol`` (relative), Claim 3."""
     X = np.atleast_2d(np.asarray(X, dtype=float))
     e = np.asarray(gap(X), dtype=float)
     gn = np.linalg.norm(np.asarray(grad(X), dtype=float), axis=-1)
@@ -266,7 +266,7 @@ class ConvexityProbe:
 def convexity_probe(values_at: Callable[[Array], Array], hessians_at: Callable[[Array], Array], X: Array, Y: Array,
                     H_points: Array, n_agents: int, *, scale: float, rtol: float = 1e-12) -> ConvexityProbe:
     """Midpoint convexity q^i((x+y)/2) <= (q^i(x) + q^i(y))/2 for pairs (X [M, n, d], Y [M, n, d], one pair per
-    agent and test) with tolerance rtol * scale, and lambda_min(grad^2 q^i) at H_points [P, d] (spec C4)."""
+    agent and test) with tolerance rtol * scale, and lambda_min(grad^2 q^i) at H_points [P, d] (Claim 4)."""
     vx, vy, vm = values_at(X), values_at(Y), values_at((X + Y) / 2)
     excess = (vm - (vx + vy) / 2) / scale
     P = np.asarray(H_points, dtype=float)

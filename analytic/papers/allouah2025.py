@@ -3,10 +3,10 @@ Untrusted Participants"; CafCor): the privacy statements as data.
 
 Each statement is an :class:`analytic.bounds.Bound` (sympy right-hand side, kind, statement text,
 source, typst math) so that checks evaluate the paper's formula rather than a copy of it. The
-numbers from the paper's experiments and the reference values of the spec (section 3.5, 3.6)
+numbers from the paper's experiments and the reference values of our reading (docs/papers/allouah2025.md) (section 3.5, 3.6)
 are kept here as plain data, labelled with where they come from.
 
-Notation (spec section 1, 3): n workers, f < n/2 malicious, q <= f colluding with the server;
+Notation (docs/papers/allouah2025.md §1, 3): n workers, f < n/2 malicious, q <= f colluding with the server;
 sigma_cor^2, sigma_ind^2 the per-worker correlated and independent noise variances; C the
 clipping threshold (sensitivity 2C, user-level replace-one); T steps; L = log(1/delta).
 """
@@ -81,7 +81,7 @@ LEMMA_A4 = Bound(
 LEMMA_A4_LATEX = (r"\varepsilon_{\mathrm{step}}=\frac{2C^2}{(n-q)\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2}"
                   r"\left[1+\frac{\sigma_{\mathrm{cor}}^2}{(f-q)\sigma_{\mathrm{cor}}^2+\sigma_{\mathrm{ind}}^2}\right]")
 
-#: The effective noise (spec 3.2, derived): eps_step = 2C^2 / sigma_eff^2; the LHS of Theorem 4.1.
+#: The effective noise (docs/papers/allouah2025.md §3.2, derived): eps_step = 2C^2 / sigma_eff^2; the LHS of Theorem 4.1.
 SIGMA_EFF2 = Bound(
     name="effective noise sigma_eff^2",
     expr=A * B / (B + s_cor2),
@@ -94,7 +94,7 @@ SIGMA_EFF2 = Bound(
     typst='sigma_"eff"^2 = (a b) / (b + sigma_"cor"^2)',
 )
 
-#: Lemma C.2 proof: the honest-only average of the noise does not cancel (spec 2.2, check C2).
+#: Lemma C.2 proof: the honest-only average of the noise does not cancel (docs/papers/allouah2025.md §2.2, check C2).
 HONEST_RESIDUAL = Bound(
     name="honest-only noise residual",
     expr=d * (f * s_cor2 + s_ind2) / (n - f),
@@ -106,7 +106,7 @@ HONEST_RESIDUAL = Bound(
     typst='EE norm(1/abs(cal(H)) sum_(i in cal(H)) xi^((i)))^2 = (d (f sigma_"cor"^2 + sigma_"ind"^2)) / (n - f)',
 )
 
-#: Per-worker marginals of the noise (spec 2.2, derived; check C3).
+#: Per-worker marginals of the noise (docs/papers/allouah2025.md §2.2, derived; check C3).
 MARGINAL_VAR = Bound(
     name="per-worker noise variance", expr=(n - 1) * s_cor2 + s_ind2, kind="exact",
     statement="Var(xi^(i)) = ((n-1) sigma_cor^2 + sigma_ind^2) I_d.", source="allouah2025, Algorithm 1 and section 3 (derived; cf. eq. (8))",
@@ -190,7 +190,7 @@ COR_4_1 = Bound(
     typst='sigma_"cor"^2 = sigma_"ind"^2 = (32 C^2 T log(1 \\/ delta)) / (epsilon^2 (n-f))',
 )
 
-#: Minimal equal noise under q = f and the n-fold saving over LDP (spec 3.3, derived; check C9).
+#: Minimal equal noise under q = f and the n-fold saving over LDP (docs/papers/allouah2025.md §3.3, derived; check C9).
 MIN_EQUAL_NOISE_QF = Bound(
     name="least equal noise, q = f", expr=2 * R / (n - f + 1), kind="exact",
     statement="With sigma_cor = sigma_ind = s and q = f, Theorem 4.1's condition is s^2 >= 2R/(n-f+1), "
@@ -203,7 +203,7 @@ NOISE_SAVING = Bound(
     source="allouah2025, discussion after Theorem 4.1",
     hidden_constant=False, typst='R / s^2_min = (n - f + 1) / 2')
 
-#: T-composition (spec C10): eps_total(T) = T e + 2 sqrt(T e L).
+#: T-composition (Claim 10): eps_total(T) = T e + 2 sqrt(T e L).
 COMPOSITION = Bound(
     name="T-composition", expr=T * e_step + 2 * sp.sqrt(T * e_step * L), kind="exact",
     statement="The accountant's eps after T steps grows as T e + 2 sqrt(T e log(1/delta)): like sqrt(T) while "
@@ -212,10 +212,10 @@ COMPOSITION = Bound(
     hidden_constant=False, typst='epsilon(T) = T e + 2 sqrt(T e log(1 \\/ delta))')
 
 
-# -- numbers from the paper and from the spec ------------------------------------------------------
+# -- numbers from the paper and from our reading (docs/papers/allouah2025.md) ------------------------------------------------------
 @dataclass(frozen=True)
 class ExperimentBudget:
-    """A privacy budget the paper reports for an experiment (paper section 5; spec 5.2)."""
+    """A privacy budget the paper reports for an experiment (paper section 5; docs/papers/allouah2025.md §5.2)."""
 
     dataset: str
     n: int
@@ -236,8 +236,8 @@ EXPERIMENT_BUDGETS: tuple[ExperimentBudget, ...] = (
 #: Experiment 2 (section 5.2) uses example-level CDP at (13.7, 1e-4): also outside the theorem's range.
 EXPERIMENT2_EPSILON, EXPERIMENT2_DELTA = 13.7, 1e-4
 
-#: Spec 3.6, first table: (C, n, f, q, sigma_cor^2, sigma_ind^2, T, delta, eps_step, eps*, alpha*), as printed
-#: (strings keep the printed precision). Derived by the spec's author, not stated in the paper.
+#: docs/papers/allouah2025.md §3.6, first table: (C, n, f, q, sigma_cor^2, sigma_ind^2, T, delta, eps_step, eps*, alpha*), as printed
+#: (strings keep the printed precision). Derived in docs/papers/allouah2025.md, not stated in the paper.
 REGRESSION_VECTORS: tuple[tuple[str, ...], ...] = (
     ("1", "10", "3", "1", "0.5", "0.2", "100", "1e-5", "0.602836879", "112.973027", "1.437012"),
     ("1", "10", "3", "0", "0.5", "0.0", "100", "1e-5", "0.533333333", "102.892296", "1.464615"),
@@ -247,7 +247,7 @@ REGRESSION_VECTORS: tuple[tuple[str, ...], ...] = (
     ("2.25", "100", "10", "0", "1.0", "0.0", "30", "1e-4", "0.111375000", "14.436123", "2.660288"),
 )
 
-#: Spec 3.6, second table: Corollary 4.1 noise at the experiments' settings and the eps* it achieves with q = f:
+#: docs/papers/allouah2025.md §3.6, second table: Corollary 4.1 noise at the experiments' settings and the eps* it achieves with q = f:
 #: (C, n, f, eps, T, delta, sigma^2, achieved eps*), as printed.
 COROLLARY_VECTORS: tuple[tuple[str, ...], ...] = (
     ("2.25", "100", "10", "26.4", "30", "1e-4", "0.713611", "27.9198"),
@@ -256,10 +256,10 @@ COROLLARY_VECTORS: tuple[tuple[str, ...], ...] = (
     ("1", "100", "10", "39.6", "30", "1e-4", "0.062649", "48.8959"),
     ("1", "100", "10", "1.0", "100", "1e-5", "409.348461", "0.7139"),
 )
-#: Spec 3.4: the exact minimum 2R/(n-f+1) at (n=100, f=10, eps=1, delta=1e-5, T=100, C=1).
+#: docs/papers/allouah2025.md §3.4: the exact minimum 2R/(n-f+1) at (n=100, f=10, eps=1, delta=1e-5, T=100, C=1).
 COROLLARY_EXACT_MINIMUM = ("404.850126", dict(n=100, f=10, epsilon=1.0, delta=1e-5, T=100, C=1.0))
 
-#: Spec 3.5: the effective noise multiplier z = sigma_eff/(2C) behind each reported eps (T=30, delta=1e-4),
+#: docs/papers/allouah2025.md §3.5: the effective noise multiplier z = sigma_eff/(2C) behind each reported eps (T=30, delta=1e-4),
 #: (eps, z with the Opacus/Balle grid, z with Mironov's optimal order), as printed.
 OPACUS_Z_VECTORS: tuple[tuple[str, str, str], ...] = (
     ("26.4", "1.2708", "1.3207"),
@@ -311,7 +311,7 @@ APP_B_SIGMA_STAR = Bound(
     typst='sigma_star^2 = min_c hat(sigma)_c^2 <= (2 n (n-f)) / (n - 2 f)^2 lambda_max ("Cov"_S)',
 )
 
-#: The two ways of squaring the resilience bound (eq. 14) in the proof's last line (spec 4.1, 7.9).
+#: The two ways of squaring the resilience bound (eq. 14) in the proof's last line (docs/papers/allouah2025.md §4.1, 7.9).
 PROP_4_1_EXACT_SQUARE = Bound(
     name="Proposition 4.1 proof, exact square of eq. (14)",
     expr=f / (n - f) * (1 + sp.sqrt(2 * n * (n - f)) / (n - 2 * f)) ** 2 * lam,
@@ -434,7 +434,7 @@ LEMMA_C2_PRINTED_SAMPLING = Bound(
     source="allouah2025, Lemma C.2 (statement)", hidden_constant=False,
     typst='overline(sigma)_"DP"^2 = (1 - b/m) sigma^2 / b + d f sigma_"cor"^2 + d sigma_"ind"^2 quad "(as printed)"')
 
-#: Theorem 4.2 (strongly convex), with the explicit constants of its proof (spec 4.3).
+#: Theorem 4.2 (strongly convex), with the explicit constants of its proof (docs/papers/allouah2025.md §4.3).
 mu_sc, L_sm, G2, L0, s_bar2, s_b2 = sp.symbols("mu L G_cov2 L_0 sigma_bar2 sigma_b2", nonnegative=True)
 SIGMA_BAR2 = ((s_b2 + d * (f * s_cor2 + s_ind2)) / (n - f)
               + 4 * KAPPA * (s_b2 + 108 * (n * s_cor2 + s_ind2) * (1 + d / (n - f))))
@@ -467,7 +467,7 @@ THM_4_2_NC = Bound(
            'overline(sigma) sqrt((L cal(L)_0)/T) + (270 L cal(L)_0)/T'),
 )
 
-#: Its O(1/T) rate once the heterogeneity floor is zero (spec check C21).
+#: Its O(1/T) rate once the heterogeneity floor is zero (Claim 21).
 THM_4_2_SC_RATE = Bound(
     name="Theorem 4.2 (1), rate without heterogeneity",
     expr=L_sm * s_bar2 / (mu_sc**2 * T) + L_sm**2 * L0 / (mu_sc**2 * T**2),
@@ -478,7 +478,7 @@ THM_4_2_SC_RATE = Bound(
     typst='EE[cal(L)_cal(H)(theta_T) - cal(L)_star] lt.tilde (L overline(sigma)^2)/(mu^2 T) + (L^2 cal(L)_0)/(mu^2 T^2)',
 )
 
-#: Its heterogeneity floor (the T -> infinity limit of the strongly convex bound; spec check C21).
+#: Its heterogeneity floor (the T -> infinity limit of the strongly convex bound; Claim 21).
 THM_4_2_SC_FLOOR = Bound(
     name="Theorem 4.2 (1), heterogeneity floor",
     expr=960 * KAPPA * G2 / mu_sc,
@@ -537,7 +537,7 @@ COR_4_1_DP_TERM_T = Bound(
     typst='(L overline(sigma)_"DP"^2)/(mu^2 T) quad "with" sigma_"cor"^2 = sigma_"ind"^2 = 32 C^2 T log(1/delta)/(epsilon^2 (n-f))',
 )
 
-#: Numbers the spec's author found by simulation (spec 4.1, 4.2, 2.4); the checks report beside them.
+#: Numbers found by simulation while writing our reading (docs/papers/allouah2025.md §4.1, 4.2, 2.4); the checks report beside them.
 SPEC_SIM_WORST_RATIO = {"exact": 0.18, "power_1": 0.34, "power_3": 0.24, "power_10": 0.18, "all_subsets": 0.24,
                         "sigma_star_ratio": 0.50}
 
@@ -551,7 +551,7 @@ ALL_BOUNDS: tuple[Bound, ...] = (LEMMA_A4, SIGMA_EFF2, HONEST_RESIDUAL, MARGINAL
                                  COR_4_1_UTILITY, LDP_UTILITY, COR_4_1_DP_TERM, COR_4_1_DP_TERM_T, THM_4_2_NC)
 
 
-# -- issue 18: the supporting lemmas C.1, C.3, C.4, Theorem 4.2 on Algorithm 1's output, Corollary 4.1 in f,
+# -- the supporting lemmas C.1, C.3, C.4, Theorem 4.2 on Algorithm 1's output, Corollary 4.1 in f,
 # -- Appendix C.5 (trimmed mean) and SMEA ------------------------------------------------------------------------
 gam, bet, grad2 = sp.symbols("gamma beta grad2", nonnegative=True)
 

@@ -3,7 +3,7 @@ Perturbation and Mutual Similarity Information"): the contraction factors, addit
 rates of Lemmas A1-A4, B1-B4 and Theorems 1-4 as Bounds, the exact round map on quadratic clients,
 Corollary 1, and the bookkeeping of Table 1.
 
-Notation (spec section 1): C clients with weights p_i (graph degrees, sum 1) and similarity weights
+Notation (docs/papers/buttaci2024.md §1): C clients with weights p_i (graph degrees, sum 1) and similarity weights
 p_in = p_ni; S = sum_i p_i^2; gamma the local step, E local steps per round, alpha FedProx's proximal
 weight, beta the perturbation parameter (beta = 1 and alpha = 0 are FedAvg); mu and L the strong
 convexity and smoothness constants of every client; Gamma = f_* - sum_i p_i f_i(w_*^i) (Definition 3);
@@ -160,7 +160,7 @@ def factor(method: str, level: str, factors: dict | None = None, **values) -> np
 
 
 # --------------------------------------------------------------------------------------------------
-# Step sizes and their conditions (spec 3.7)
+# Step sizes and their conditions (docs/papers/buttaci2024.md §3.7)
 # --------------------------------------------------------------------------------------------------
 def theorem_step(method: str, L_v: float, E_v: int, alpha_v: float = 0.0) -> float:
     """The constant step of Theorem 1 (FedProx, FedAvg at alpha = 0): 1/(2E(L+alpha)); of Theorem 3: 1/(2LE)."""
@@ -176,7 +176,7 @@ def nonconvex_step(method: str, L_v: float, E_v: int, T_v: int, alpha_v: float =
 
 
 def lemma_step_limit(lemma: str, L_v: float, mu_v: float, alpha_v: float = 0.0, beta_v: float = 1.0) -> float:
-    """The largest step each lemma allows (spec 3.7): A1/A2 1/alpha, A3 min{1/(2L), 1/(alpha+mu)},
+    """The largest step each lemma allows (docs/papers/buttaci2024.md §3.7): A1/A2 1/alpha, A3 min{1/(2L), 1/(alpha+mu)},
     A4 min{1/L, 1/(2 alpha)}, B3 min{1/(2L), 1/(beta mu)}, B4 1/L (inf where a term is vacuous)."""
     inv = lambda x: math.inf if x == 0 else 1.0 / x  # noqa: E731 - a vacuous condition is no limit
     limits = {"A1": inv(alpha_v), "A2": inv(alpha_v), "A3": min(1 / (2 * L_v), inv(alpha_v + mu_v)),
@@ -422,13 +422,13 @@ def lemma_speedup_below_exact(mu_over_L, beta_v, E_v: int, bound) -> dict:
 
 
 # --------------------------------------------------------------------------------------------------
-# The exact round map on quadratic clients (spec 2.6)
+# The exact round map on quadratic clients (docs/papers/buttaci2024.md §2.6)
 # --------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class QuadraticRoundMap:
     """One round of FedAvg / FedProx / the perturbed method on quadratic clients
     f_i(w) = 1/2 (w - c_i)^T H_i (w - c_i), as the affine map X_{t+1} = M X_t + b (+ noise) on the
-    stacked client outputs X_t = (w^1_{t-1,E}, ..., w^C_{t-1,E}) in R^{Cd} (spec 2.6).
+    stacked client outputs X_t = (w^1_{t-1,E}, ..., w^C_{t-1,E}) in R^{Cd} (docs/papers/buttaci2024.md §2.6).
 
     Within round t, client i steps w <- w - gamma (H_i(beta w + (1-beta) u_i - c_i) + alpha (w - wbar_0) + xi)
     from w = wbar_0 = sum_n p_n X^n, with u_i = sum_n (p_in/p_i) X^n fixed for the round. With
@@ -458,7 +458,7 @@ class QuadraticRoundMap:
         M = np.zeros((C * d, C * d))
         b = np.zeros(C * d)
         Q = np.zeros((C * d, C * d))
-        for i in range(C):  # setup of a C*d matrix (spec 2.6), not a simulation
+        for i in range(C):  # setup of a C*d matrix (docs/papers/buttaci2024.md §2.6), not a simulation
             A = I - gamma * (beta * H[i] + alpha * I)
             powers = [np.linalg.matrix_power(A, j) for j in range(int(E) + 1)]
             Si = sum(powers[: int(E)])
@@ -507,7 +507,7 @@ class QuadraticRoundMap:
 
 
 # --------------------------------------------------------------------------------------------------
-# Table 1 bookkeeping (spec 5.2)
+# Table 1 bookkeeping (docs/papers/buttaci2024.md §5.2)
 # --------------------------------------------------------------------------------------------------
 #: Table 1, rounds to reach the accuracy threshold: {(method, convex): (CIFAR10 bal., CIFAR10 imbal., FEMNIST bal.,
 #: FEMNIST imbal.)}; and the speedups as printed.
@@ -523,7 +523,7 @@ TABLE1_PRINTED = {
     ("beta=0.7", True): (1.0, 1.1, 1.2, 1.2), ("beta=0.7", False): (1.0, 1.1, 1.1, 1.2),
     ("beta=0.5", True): (1.0, 1.3, 1.2, 1.6), ("beta=0.5", False): (1.0, 1.2, 1.1, 1.2),
 }
-#: The one printed cell the rounding rule does not give (spec 7 item 17): 20/19 = 1.053 printed as 1.0.
+#: The one printed cell the rounding rule does not give (docs/papers/buttaci2024.md §7 item 17): 20/19 = 1.053 printed as 1.0.
 TABLE1_KNOWN_QUIRK = (("beta=0.9", True), 1)
 
 
@@ -535,7 +535,7 @@ def round_half_up(x, digits: int = 1) -> np.ndarray:
 
 
 def rounds_to_threshold(accuracy, threshold: float) -> np.ndarray:
-    """Rounds to converge (spec 5.1): the first round t >= 1 whose accuracy reaches the threshold, for
+    """Rounds to converge (docs/papers/buttaci2024.md §5.1): the first round t >= 1 whose accuracy reaches the threshold, for
     curves ``accuracy [..., T]`` indexed by round t = 1..T; 0 where the curve never reaches it."""
     acc = np.asarray(accuracy, dtype=float)
     hit = acc >= threshold
@@ -557,7 +557,7 @@ def table1_speedups(rounds: dict = TABLE1_ROUNDS, rule=round_half_up) -> dict:
 
 
 # --------------------------------------------------------------------------------------------------
-# Section 5 discussion (issue 18): FedProx's floor factor, the iteration complexities as printed
+# Section 5 discussion: FedProx's floor factor, the iteration complexities as printed
 # --------------------------------------------------------------------------------------------------
 #: Section 5 (paper line 259): "for FedProx, increasing alpha would shrink its asymptotic error because of factor
 #: L/(L+alpha)": the factor Theorem 1's floor carries, read as how FedProx's floor shrinks relative to alpha = 0.

@@ -1,7 +1,7 @@
 """dutta2023 (Dutta, Doan, Reed, arXiv:2312.10189): Theorem 1, Remark 1, condition (9) and the proof's
 constants, as Bounds and small functions.
 
-Notation (spec section 1): N agents, f the CE filter's parameter (= the number of Byzantine agents in
+Notation (docs/papers/dutta2023.md §1): N agents, f the CE filter's parameter (= the number of Byzantine agents in
 the proof), H = |honest set| (= N - f in the proof), T the local steps per round (the paper's
 calligraphic T), alpha the constant step size, L the per-agent smoothness constant (Assumption 1),
 mu the PL / quadratic-growth constant of the honest average q^H (Assumption 2, eq. (5)), sigma^2 the
@@ -109,7 +109,7 @@ THEOREM_1_FLOOR = Bound(
     typst="E_oo = (180 L cal(T) alpha sigma^2)/mu + (72 cal(T) sigma^2 f)/(mu |cal(H)|)",
 )
 
-#: The bound the proof's own steps give once its constants are fixed (spec 4.4; still conditional on the
+#: The bound the proof's own steps give once its constants are fixed (docs/papers/dutta2023.md §4.4; still conditional on the
 #: unproven inequalities (13)): valid for alpha <= mu^2/(158 L^3 T) and f/|H| <= mu/(3L).
 RECONSTRUCTED = Bound(
     name="reconstructed bound (proof of Theorem 1, constants corrected)",
@@ -130,7 +130,7 @@ STEP_SIZE_CORRECTED = mu**2 / (158 * L**3 * T)
 #: Step 9 of the proof (Appendix VI-A), the coefficient of E||grad q^H(x_k)||^2 with |B_k| = f, as printed.
 STEP9_COEFFICIENT = (-(1 - 17 * L * f / (6 * mu * H)) * alpha * T + 7 * L**3 * T**2 * alpha**2 / (2 * mu**2)
                      + 4 * L**3 * T**2 * alpha**2 * f**2 / (mu**2 * H**2))
-#: The same with (21) fixed: both copies of E||V_x||^2 carry L/2, so the |B_k|^2 coefficient is 8 L^3 (spec 4.4 (c)).
+#: The same with (21) fixed: both copies of E||V_x||^2 carry L/2, so the |B_k|^2 coefficient is 8 L^3 (docs/papers/dutta2023.md §4.4 (c)).
 STEP9_COEFFICIENT_CORRECTED = STEP9_COEFFICIENT.subs(4 * L**3 * T**2 * alpha**2 * f**2 / (mu**2 * H**2),
                                                      8 * L**3 * T**2 * alpha**2 * f**2 / (mu**2 * H**2))
 #: Step 11's claim: the coefficient is at most -alpha T / 36.
@@ -186,7 +186,7 @@ FLOOR_IN_VARIANCE = Bound(
 )
 
 
-#: Remark 1 / R1-b read as numbers (spec C12 (c)): under an attack CE keeps, the floor's Byzantine part 72 T sigma^2 f/(mu |H|)
+#: Remark 1 / R1-b read as numbers (Claim 12 (c)): under an attack CE keeps, the floor's Byzantine part 72 T sigma^2 f/(mu |H|)
 #: has no alpha, so the floor at alpha L = 0.02 is at least half the floor at alpha L = 0.1 (the alpha-part alone: 0.2).
 ALPHA_FREE_FLOOR = Bound(
     name="Remark 1: the Byzantine floor does not shrink with alpha",
@@ -199,7 +199,7 @@ ALPHA_FREE_FLOOR = Bound(
     typst="E_oo (alpha L = 0.02) >= 1/2 E_oo (alpha L = 0.1)",
 )
 
-#: Remark 1 / spec 5.6 read as numbers (spec C12 (d)): CE removes an attack outside the honest radius entirely, so the floor
+#: Remark 1 / docs/papers/dutta2023.md §5.6 read as numbers (Claim 12 (d)): CE removes an attack outside the honest radius entirely, so the floor
 #: under far random vectors is at most 1.5 x the floor of the N - f honest agents alone.
 CE_REMOVES_FAR_ATTACK = Bound(
     name="CE removes attacks outside the honest radius",
@@ -213,7 +213,7 @@ CE_REMOVES_FAR_ATTACK = Bound(
 )
 
 #: The paper's Figs. 2-3 ("as the local iterations increase, Algorithm 1 converges faster") with (10)'s contraction
-#: 1 - alpha mu T/36, whose log-rate per round grows like T (spec C14): per round, T = 3 local steps contract at least
+#: 1 - alpha mu T/36, whose log-rate per round grows like T (Claim 14): per round, T = 3 local steps contract at least
 #: twice as fast in log-rate as T = 1, and per local step the log-rate stays within a factor 2 of T = 1's.
 LOCAL_STEPS_SPEEDUP = Bound(
     name="Figs. 2-3: T = 3 converges at least twice as fast per round as T = 1",
@@ -249,7 +249,7 @@ def condition_9(f_: int, N_: int, mu_: float, L_: float) -> bool:
 
 
 def f_max_condition_9(N_: int, mu_: float, L_: float) -> int:
-    """The largest f allowed by condition (9): floor(N r / (1 + r)) with r = mu/(3L) (spec 4.2).
+    """The largest f allowed by condition (9): floor(N r / (1 + r)) with r = mu/(3L) (docs/papers/dutta2023.md §4.2).
     Since mu <= L, it never exceeds N/4."""
     require(N_ >= 1, "N", f"must be >= 1, got {N_}")
     require(mu_ > 0 and L_ > 0, "mu", f"need mu > 0 and L > 0, got mu={mu_}, L={L_}")
@@ -279,7 +279,7 @@ def isotropic_pl_constant(kappa: float) -> tuple[float, float]:
     ||grad q||^2 / (2 q) depends on rho = ||x - x*|| only and equals phi'(rho)^2 / (2 phi(rho)); its infimum,
     by a grid over (0, 50] refined with a bounded scalar minimisation (the ratio tends to 2 (1 + kappa) at 0
     and to 2 at infinity). Problem (11) with A^{iT} A^i = I: 1.07423 at rho = 2.1156; kappa = 3: 0.17553 at
-    2.2017 (spec 3, Assumption 2)."""
+    2.2017 (docs/papers/dutta2023.md §3, Assumption 2)."""
     require(kappa >= 0, "kappa", f"must be >= 0, got {kappa}")
     rho = np.linspace(1e-3, 50.0, 200_001)
     ratio = dphi_sin(rho, kappa) ** 2 / (2 * phi_sin(rho, kappa))
@@ -292,14 +292,14 @@ def isotropic_pl_constant(kappa: float) -> tuple[float, float]:
 
 def p1_pl_bounds(lambda_min_sum: float, n_honest: int) -> tuple[float, float]:
     """Problem (11) with realizable labels: lambda_min(sum_H A^T A)/(2|H|) <= mu_PL <= 4 lambda_min(sum_H A^T A)/|H|
-    (spec 3: phi(r) >= r^2 gives quadratic growth with 2 lambda_min/|H|, which for a convex function gives PL
+    (docs/papers/dutta2023.md §3: phi(r) >= r^2 gives quadratic growth with 2 lambda_min/|H|, which for a convex function gives PL
     with a quarter of it; the upper end is the local PL constant at x*, where the Hessian is 4 A^T A / |H|)."""
     lam = lambda_min_sum / n_honest
     return lam / 2.0, 4.0 * lam
 
 
 def redundancy_by_rank(N_: int, f_: int, rows: int, dim: int, label_noise: bool) -> bool:
-    """R3 (spec 1.3): for costs phi(||A^i x - b^i||) with Gaussian A^i [rows x dim] and realizable labels,
+    """R3 (docs/papers/dutta2023.md §1.3): for costs phi(||A^i x - b^i||) with Gaussian A^i [rows x dim] and realizable labels,
     2f-redundancy holds almost surely iff every N - 2f honest agents stack to rank dim, i.e. (N - 2f) rows >= dim;
     with label noise it fails (subset minimisers differ by O(noise))."""
     return (not label_noise) and (N_ - 2 * f_) * rows >= dim
@@ -412,7 +412,7 @@ def recursion_floor_certificate() -> dict:
     return {"fixed_point": sp.simplify(fixed), "limit_alpha_to_0": sp.simplify(sp.limit(fixed, alpha, 0))}
 
 
-# -- the proof's intermediate inequalities (Appendix VI-A), as Bounds (issue 18) ----------------------------------
+# -- the proof's intermediate inequalities (Appendix VI-A), as Bounds ----------------------------------
 #: E||grad q^H(x_k)|| and E||grad q^H(x_k)||^2 (the right-hand sides of (13a)-(13c) are written in them), and |B_k|,
 #: the number of Byzantine vectors CE keeps in round k.
 g1, g2, Bk = sp.symbols("g1 g2 B_k", nonnegative=True)
@@ -435,13 +435,13 @@ LEMMA_13C = Bound(
     statement="For i in H: E||x^i_{k,t+1} - x*_H||^2 <= (2/mu^2) E||grad q^H(x_k)||^2 + 2 sigma^2/L^2.",
     source="dutta2023, Appendix VI-A, eq. (13), third line", hidden_constant=False,
     typst="EE norm(x^i_(k,t+1) - x^*_cal(H))^2 <= 2/mu^2 EE norm(nabla q^cal(H)(macron(x)_k))^2 + (2 sigma^2)/L^2")
-#: The squared drift bound the proof uses without stating it (spec 4.3 (13d), reconstructed from the constants 8 and 12).
+#: The squared drift bound the proof uses without stating it (docs/papers/dutta2023.md §4.3 (13d), reconstructed from the constants 8 and 12).
 LEMMA_13D = Bound(
     name="(13d, unstated): E||x^i_{k,t} - x_k||^2",
     expr=2 * L**2 * T**2 * alpha**2 * g2 / mu**2 + 3 * T**2 * alpha**2 * sigma**2, kind="upper",
     statement="For i in H: E||x^i_{k,t} - x_k||^2 <= (2 L^2 T^2 alpha^2/mu^2) E||grad q^H(x_k)||^2 + 3 T^2 alpha^2 sigma^2 "
-              "(used by the proof, never stated; spec 4.3).",
-    source="dutta2023, Appendix VI-A (used in the bounds on E||V_x||^2 and (19)); spec 4.3", hidden_constant=False,
+              "(used by the proof, never stated; docs/papers/dutta2023.md §4.3).",
+    source="dutta2023, Appendix VI-A (used in the bounds on E||V_x||^2 and (19)); docs/papers/dutta2023.md §4.3", hidden_constant=False,
     typst="EE norm(x^i_(k,t) - macron(x)_k)^2 <= (2 L^2 cal(T)^2 alpha^2)/mu^2 EE norm(nabla q^cal(H))^2 + 3 cal(T)^2 alpha^2 sigma^2")
 #: The bound on the Byzantine perturbation V_x of (15), as printed after (16).
 VX_BOUND = Bound(

@@ -1,12 +1,12 @@
 """su2022 (Su, Xu, Yang, NeurIPS 2022): global convergence of clustered FL for mixed regression, as Bounds.
 
-Notation (spec sections 1.4, 3): d dimension, k clusters, p = p_j a cluster's proportion, m clients
+Notation (docs/papers/su2022.md §1.4, 3): d dimension, k clusters, p = p_j a cluster's proportion, m clients
 per Phase-1 iteration, ell anchor pairs, N total points, delta the distance to the farthest centre,
 sigma the noise level, eps Phase 1's threshold fraction, Delta the separation, alpha <= Sigma_j <= beta,
 s local steps, eta the step, gamma = eta max_i ||phi_i||^2/n_i, kappa the stability factor, rho =
 min_j N_j/N, nu the clustering-error level of eq. (10), M_eff = N^2 / sum n_i^2.
 
-**Fitted constants (spec 6).** The paper's bounds carry unspecified universal constants (C, c, C1,
+**Fitted constants (docs/papers/su2022.md §6).** The paper's bounds carry unspecified universal constants (C, c, C1,
 C2). fedverify never asserts their values: a check fits one constant on a calibration part of its
 grid (stated in the check) and then holds it fixed on every other point
 (``verify.fit.held_out_constant_verdict``). The Bounds below are the paper's expressions *without*
@@ -20,7 +20,7 @@ import sympy as sp
 from analytic.bounds import Bound
 from analytic.papers import Paper
 
-#: Each error our spec lists (spec su2022 section 7, E1-E25): the check that tests it, or why it is not checked.
+#: Each error our reading lists (docs/papers/su2022.md §7, E1-E25): the check that tests it, or why it is not checked.
 #: ``(id, what, status)``; status names check ids, or says "not checked:" with the reason. The report shows it through
 #: the paper's summary.
 SPEC_ERRORS = (
@@ -117,7 +117,7 @@ PAPER = Paper(
         "Phase 2 contracts at least as fast as Theorem 2 states, converges from every start within Lemma 10's radius "
         "Delta/3 (but not from Delta/2), and its error reaches the oracle least squares and keeps falling as n^-1/2 where "
         "the bound (18) is flat. "
-        "The theorems' own terms (issue 18, x05-x12): the per-client guarantee of Theorems 2-3 holds along the runs, the "
+        "The theorems' own terms (x05-x12): the per-client guarantee of Theorems 2-3 holds along the runs, the "
         "failure shares at the data-dependent theta staying at about 0.3 of the fixed-theta Chernoff bound (x05); (9) "
         "holds round by round with the exact contraction max_j ||I - eta K_j||, its additive term linear in sigma, and fails "
         "without its floor (x06); with alpha = 0.5 < beta = 1.5 the two-phase method converges although Phase 1's output "
@@ -159,7 +159,7 @@ e_norm, radius, n_H, eps_op, tan_gamma, ratio, N_j, K_norm = sp.symbols(
 dist, fail = sp.symbols("dist fail_prob", positive=True)
 angle = sp.Symbol("gamma_angle", positive=True)  # the angle gamma of Lemma 4: cos(gamma) = sigma_min(U_1^T Q_0)
 
-XI1 = sp.sqrt(d / m * sp.log(N)) + d / m * sp.log(N) ** 3  # xi_1 (spec 1.4)
+XI1 = sp.sqrt(d / m * sp.log(N)) + d / m * sp.log(N) ** 3  # xi_1 (docs/papers/su2022.md §1.4)
 XI2 = sp.sqrt(k / ell * sp.log(N)) + k / ell * sp.log(N) ** 3  # xi_2
 
 
@@ -184,7 +184,7 @@ P_SPECTRUM_LOWER = Bound("lambda_min(P_i) >= s/kappa", s / kappa_s, "lower",
                          source="su2022, proof of Lemma 7 (SXY21, Lemma 3)", hidden_constant=False,
                          typst="s / kappa <= lambda(P_i) <= s")
 
-#: chi^2 identity (spec 1.4, derived): (chi^2(n) + 1) / M = sum n_i^2 / N^2 = 1 / M_eff.
+#: chi^2 identity (docs/papers/su2022.md §1.4, derived): (chi^2(n) + 1) / M = sum n_i^2 / N^2 = 1 / M_eff.
 CHI2_IDENTITY = Bound("(chi^2 + 1)/M = 1/M_eff", 1 / M_eff, "exact",
                       statement="(chi^2(n) + 1)/M = sum_i n_i^2 / N^2, so the second term of nu in (10) is "
                                 "C sqrt(d k log k) ||n||_2 / ||n||_1.",
@@ -337,7 +337,7 @@ MISCLUSTER_EXPONENT = Bound("Lemma 10 exponent", n * alpha**2 * sp.Min(1, Delta*
                             source="su2022, Lemma 10 (Appendix B.2); Theorem 2 drops its alpha^2",
                             typst="PP[i in S_j(theta)] <= 4 k exp(-c n_i alpha^2 (1 and Delta^2 / sigma^2)^2)")
 
-#: [derived, spec 3.3] Chernoff reference at theta = theta*, isotropic Gaussian: (k-1)(1 + Delta^2/(4 sigma^2))^(-n/2).
+#: [derived, docs/papers/su2022.md §3.3] Chernoff reference at theta = theta*, isotropic Gaussian: (k-1)(1 + Delta^2/(4 sigma^2))^(-n/2).
 CHERNOFF = Bound("Chernoff reference", (k - 1) * (1 + Delta**2 / (4 * sigma**2)) ** (-n / 2), "upper",
                  statement="At theta = theta* with isotropic Gaussian features a client of size n is misclustered w.p. "
                            "at most (k - 1)(1 + Delta^2/(4 sigma^2))^(-n/2) [derived].",
@@ -413,7 +413,7 @@ ROUNDS_PER_EFOLD = Bound("kappa/(s eta rho)", kappa_s / (s * eta * rho), "upper"
                          source="su2022, Theorems 2-3", typst="kappa / (s eta rho)")
 
 
-# -- issue 18: the per-client guarantees, (9) per round, p_e's SNR exponent, T' units ------------------------------
+# -- the per-client guarantees, (9) per round, p_e's SNR exponent, T' units ------------------------------
 chi = sp.Symbol("chi", positive=True)  # a per-point Chernoff factor inf_lambda E exp(lambda D) in (0, 1]
 snr = sp.Symbol("snr", positive=True)  # Delta / sigma
 
@@ -448,7 +448,7 @@ ROUNDS_REPAIRED = Bound("Theorem 3, T' (unit-free, E19)", kappa_s / (s * eta * r
                         "upper",
                         statement="Phase 2 needs Theta((kappa/(s eta rho)) log(rho Delta/(kappa sigma nu log(e/nu)))) rounds: the "
                                   "log of the start radius over the floor of (9), a ratio of lengths.",
-                        source="su2022, Theorem 3 (line ~285), repaired per spec E19", hidden_constant=True,
+                        source="su2022, Theorem 3 (line ~285), repaired per docs/papers/su2022.md E19", hidden_constant=True,
                         typst="T' = Theta(kappa / (s eta rho) log((rho Delta) / (kappa sigma nu log(e / nu))))")
 
 #: Theorem 1 (3): ell = Omega~(k) anchor pairs, with no d (the anchor's problem is k-dimensional after the projection);

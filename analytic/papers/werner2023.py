@@ -1,6 +1,6 @@
 """werner2023 (Werner, He, Jordan, Jaggi, Karimireddy, TMLR 2023): theorems as Bounds.
 
-Notation (spec section 1): sigma^2 is the *total* within-cluster variance (Assumption 3, eq. (12)),
+Notation (docs/papers/werner2023.md §1): sigma^2 is the *total* within-cluster variance (Assumption 3, eq. (12)),
 Delta the separation of cluster means (eq. (11)), n = n_i the size of client i's cluster,
 delta = delta_i = n_i/N its fraction, beta = beta_i the Byzantine fraction.
 """
@@ -42,7 +42,7 @@ PAPER = Paper(
              "0.25. Section 4.5 reads Theorem 3.1 as 'l >~ log sigma', but its requirement (13) falls as sigma grows "
              "(an erratum; Fig. 7's elbows are too censored to show a direction). IFCA follows its Algorithm 1 (the "
              "members' gradient sum divided by m), pinned against the authors' reference code; at scale it fails in "
-             "nearly every seed from random initialisation. The statements a reader comes for (issue 18): Theorem 3.1's "
+             "nearly every seed from random initialisation. The statements a reader comes for: Theorem 3.1's "
              "sigma^3/Delta term is attained by Threshold-Clustering (an in-cluster tail just outside tau), while on Theorem "
              "3.2's own mixture its error is the lower bound's sigma^4/Delta^2; Theorem 3.2's sigma^2/(4n) holds (loose by 4); "
              "Lemma 4's 'contractivity of thresholding' Var(y) <= Var(z) is false for a center far from the mean (81x in an "
@@ -84,7 +84,7 @@ THM_3_1 = Bound(
     typst="EE norm(v_(k_i,l) - EE z_i)^2 lt.tilde sigma^2/n_i + sigma^3/Delta + beta_i sigma Delta",
 )
 
-#: The oracle term of (14): the variance of the mean of the true cluster. Tight (spec 6.2 check 9).
+#: The oracle term of (14): the variance of the mean of the true cluster. Tight (docs/papers/werner2023.md §6.2 claim 9).
 ORACLE = Bound(
     name="oracle sigma^2/n",
     expr=sigma**2 / n,
@@ -127,7 +127,7 @@ A_ATOM = Delta / (1 - 2 * P_ATOM)  # from eq. (90): Delta = (1 - 2p) a
 #: The two-point minimax error a^2 p^2 / 4 of the construction (best estimator mu_hat = a p / 2).
 CONSTRUCTION_ERROR = sp.simplify(A_ATOM**2 * P_ATOM**2 / 4)
 
-#: Its exact closed form (spec section 7, A2): sigma^4 / (S + Delta)^2, S = sqrt(4 sigma^2 + Delta^2).
+#: Its exact closed form (docs/papers/werner2023.md §7, A2): sigma^4 / (S + Delta)^2, S = sqrt(4 sigma^2 + Delta^2).
 CONSTRUCTION_ERROR_CLOSED = sigma**4 / (S + Delta) ** 2
 
 #: The paper's claimed lower estimate (eq. (95)): a^2 p^2 / 4 >= sigma^4 / (4 Delta^2) when Delta^2 >= 2 sigma^2.
@@ -141,7 +141,7 @@ PAPER_CLAIMED = Bound(
     typst="a^2 p^2 / 4 >= sigma^4 / (4 Delta^2)",
 )
 
-#: The corrected constant (spec section 7, A2): sigma^4/(S+Delta)^2 >= sigma^4/(9 Delta^2) when Delta^2 >= 2 sigma^2.
+#: The corrected constant (docs/papers/werner2023.md §7, A2): sigma^4/(S+Delta)^2 >= sigma^4/(9 Delta^2) when Delta^2 >= 2 sigma^2.
 CORRECTED = Bound(
     name="eq. (95) corrected",
     expr=sigma**4 / (9 * Delta**2),
@@ -168,7 +168,7 @@ THM_3_2_FLOOR = Bound(
 )
 
 #: The proof of Theorem 3.1 (eq. (41)): before the floor, the squared error of Threshold-Clustering contracts by at least
-#: 1 - delta/2 per step, and (spec 6.2 check 12) it is within 2x its final value after ceil((2/delta) ln n) + 5 steps.
+#: 1 - delta/2 per step, and (docs/papers/werner2023.md §6.2 claim 12) it is within 2x its final value after ceil((2/delta) ln n) + 5 steps.
 TC_CONTRACTION = Bound(
     name="proof of Theorem 3.1, eq. (41): contraction 1 - delta/2 per step",
     expr=1 - delta / 2,
@@ -190,16 +190,16 @@ TC_STEPS_TO_FLOOR = Bound(
 )
 
 
-#: Section 4.4 (Fig. 6) read as numbers (spec 6.5 check 24): under the large and bit-flip attacks Federated-Clustering
+#: Section 4.4 (Fig. 6) read as numbers (docs/papers/werner2023.md §6.5 claim 24): under the large and bit-flip attacks Federated-Clustering
 #: "keeps its accuracy" (its floor within 10 x the attack-free floor) while FedAvg "degrades seriously" (10^6 x or more).
 FC_BYZANTINE_FACTOR = Bound(
     name="Section 4.4: FC's floor under attack <= 10 x its attack-free floor", expr=sp.Integer(10), kind="upper",
     statement="Under 'very large gradients' and 'bit-flipping' attacks Federated-Clustering keeps its accuracy.",
-    source="werner2023, section 4.4 and Fig. 6; spec 6.5 check 24", hidden_constant=False, typst="\"FC\"_beta <= 10 \"FC\"_0")
+    source="werner2023, section 4.4 and Fig. 6; docs/papers/werner2023.md §6.5 claim 24", hidden_constant=False, typst="\"FC\"_beta <= 10 \"FC\"_0")
 FEDAVG_BYZANTINE_FACTOR = Bound(
     name="Section 4.4: FedAvg's floor under the large attack >= 10^6 x its attack-free floor", expr=sp.Integer(10**6),
     kind="lower", statement="Under the large attack the global model (FedAvg) degrades seriously.",
-    source="werner2023, section 4.4 and Fig. 6; spec 6.5 check 24", hidden_constant=False,
+    source="werner2023, section 4.4 and Fig. 6; docs/papers/werner2023.md §6.5 claim 24", hidden_constant=False,
     typst="\"FedAvg\"_beta >= 10^6 \"FedAvg\"_0")
 
 
@@ -222,7 +222,7 @@ def theory_radius(delta_v: float, sigma_v: float, Delta_v: float) -> float:
 
 
 def edge_attack_excess(b: int, n_v: int, tau_v: float) -> float:
-    """[derived, spec 3.1] Fixed point under b edge-of-ball attackers: v - zbar_in = (b/n) tau u,
+    """[derived, docs/papers/werner2023.md §3.1] Fixed point under b edge-of-ball attackers: v - zbar_in = (b/n) tau u,
     so the excess squared error is (b/n)^2 tau^2 (= (beta/delta)^2 tau^2)."""
     return (b / n_v) ** 2 * tau_v**2
 
@@ -328,7 +328,7 @@ FC_FIXED_BATCH = Bound(
     typst="F_0/(eta T) + max(1,A^2)(rho^2/n_i + rho^3/Delta + beta_i rho Delta), quad rho^2 = sigma^2/abs(B)",
 )
 
-#: The floor of (118) with beta = 0 in the regime sigma^2/n_i dominates: sigma^2/(n_i |B|) (spec 6.5 check 21: slope -1 in n_i and |B|).
+#: The floor of (118) with beta = 0 in the regime sigma^2/n_i dominates: sigma^2/(n_i |B|) (docs/papers/werner2023.md §6.5 claim 21: slope -1 in n_i and |B|).
 FC_FLOOR = Bound(
     name="floor of eq. (118): sigma^2/(n_i |B|)",
     expr=sigma**2 / (n * B),
@@ -366,7 +366,7 @@ THM_3_4 = Bound(
     typst="1/T sum_t EE norm(nabla f_i)^2 lt.tilde sqrt((sigma^2/n_i + sigma^3/Delta)/T) + beta_i sigma Delta T^(-1/4) (sigma^2/n_i + sigma^3/Delta)^(-1/4)",
 )
 
-#: The Byzantine term of (28): decays as T^{-1/4} (spec 6.6 check 28).
+#: The Byzantine term of (28): decays as T^{-1/4} (docs/papers/werner2023.md §6.6 claim 28).
 THM_3_4_BYZANTINE = Bound(
     name="Byzantine term of eq. (28): T^{-1/4}",
     expr=beta * sigma * Delta / (T ** sp.Rational(1, 4) * _MC_TERMS ** sp.Rational(1, 4)),
@@ -437,7 +437,7 @@ SERVER_MESSAGES = Bound(name="Algorithms 1 and 4: N uplink and N downlink messag
 
 def tc_steps_needed_thm31(sigma_v, Delta_v: float, delta_v: float):
     """Eq. (13) without the max with 1: log(sigma/Delta)/log(1 - delta/2) ~ (2/delta) log(Delta/sigma), decreasing in
-    sigma at fixed Delta (spec section 7, A15). Vectorised in sigma."""
+    sigma at fixed Delta (docs/papers/werner2023.md §7, A15). Vectorised in sigma."""
     import numpy as np
 
     return np.log(np.asarray(sigma_v, dtype=float) / Delta_v) / math.log(1 - delta_v / 2)

@@ -11,7 +11,7 @@ import pytest
 
 from examples.check_template import MEAN_ERROR, c01_sample_mean
 from verify import cli
-from verify.checks.werner2023 import c09_oracle_scaling
+from verify.checks.werner2023.threshold_clustering import c09_oracle_scaling
 from verify.engine import Context
 from verify.registry import load_all
 from verify.store import ResultStore

@@ -68,5 +68,5 @@ def test_a_lazy_import_inside_a_function_counts(copy, tmp_path):
     from verify.registry import module_closure
 
     assert "verify.registry" in module_closure("counterexamples.demo")
-    assert "analytic.papers.werner2023" in module_closure("verify.checks.werner2023")
-    assert "analytic.papers.werner2023" not in module_closure("verify.checks.allouah2025")
+    assert "analytic.papers.werner2023" in module_closure("verify.checks.werner2023.threshold_clustering")
+    assert "analytic.papers.werner2023" not in module_closure("verify.checks.allouah2025.privacy")

@@ -10,7 +10,7 @@ import torch
 from analytic.papers import allouah2025 as A
 from verify.aggregators import AGGREGATORS
 from verify.aggregators.caf import caf_filter
-from verify.checks import allouah2025_caf as K
+from verify.checks.allouah2025 import caf as K
 from verify.testing import CheckContract, run_quick
 
 
@@ -126,7 +126,7 @@ def test_x01_weighted_jensen_reaches_kappa_with_the_paper_s_words():
 
 def test_the_repaired_loop_never_exceeds_2f_on_the_c11_suite():
     from verify.engine import Context
-    from verify.problems.allouah2025_inputs import prop41_suite
+    from verify.checks.allouah2025.inputs import prop41_suite
 
     for b in prop41_suite(np.random.default_rng(3), torch.Generator().manual_seed(3), 5, 15, small=4):
         _, trace = caf_filter(b.X, b.f)

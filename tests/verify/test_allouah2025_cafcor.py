@@ -17,8 +17,8 @@ from verify.attacks import ATTACKS
 from verify.attacks.allouah2025_attacks import far_cluster, honest_top_direction, label_flipping, mixture, top_eigen
 from verify.correlated_noise import NoiseInLaw, SharedSeeds, protocol_noise, protocol_noise_in_law
 from verify.problems.allouah2025_classification import flipped, softmax_workers
-from verify.problems.allouah2025_inputs import prop41_suite, subsets_spread
-from verify.problems.allouah2025_nonconvex import cauchy_workers
+from verify.checks.allouah2025.inputs import prop41_suite, subsets_spread
+from verify.checks.allouah2025.nonconvex_problem import cauchy_workers
 from verify.problems.allouah2025_quadratic import identical_workers, sample_without_replacement, worker_points
 
 F64 = torch.float64

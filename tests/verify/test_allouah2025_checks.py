@@ -12,7 +12,7 @@ import torch
 from analytic import privacy as P
 from analytic.papers import allouah2025 as A
 from verify import registry
-from verify.checks import allouah2025 as K
+from verify.checks.allouah2025 import privacy as K
 from verify.correlated_noise import SharedSeeds, pair_stream_numpy
 from verify.engine import Context
 from verify.result import Result, Verdict

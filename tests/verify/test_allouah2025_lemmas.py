@@ -11,7 +11,7 @@ import torch
 
 from analytic.bounds import Bound
 from analytic.papers import allouah2025 as A
-from verify.checks import allouah2025_lemmas as K
+from verify.checks.allouah2025 import lemmas as K
 from verify.engine import Context
 from verify.fit import power_law
 from verify.testing import CheckContract

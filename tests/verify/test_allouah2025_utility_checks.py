@@ -9,7 +9,7 @@ import sympy as sp
 
 from analytic.bounds import Bound
 from analytic.papers import allouah2025 as A
-from verify.checks import allouah2025_utility as K
+from verify.checks.allouah2025 import utility as K
 from verify.fit import power_law
 from verify.testing import CheckContract, run_quick
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from analytic.errors import InputError
 from analytic.papers import buttaci2024 as B
-from verify.algorithms import similarity_graph as G
+from verify.problems import similarity_graph as G
 from verify.algorithms.local_methods import (
     MethodSpec,
     Participation,
@@ -21,7 +21,7 @@ from verify.algorithms.local_methods import (
 )
 from verify.problems import buttaci2024_partition as part
 from verify.problems.buttaci2024_logistic import sc_lr
-from verify.problems.buttaci2024_nonconvex import log_cauchy
+from verify.checks.buttaci2024.nonconvex_problem import log_cauchy
 from verify.problems.buttaci2024_quadratic import sc_q1, sc_q2
 from verify.testing import seeds
 

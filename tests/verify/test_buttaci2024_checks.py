@@ -7,12 +7,12 @@ import sympy as sp
 
 from analytic.bounds import Bound
 from analytic.papers import buttaci2024 as B
-from verify.checks import buttaci2024_contraction as K
-from verify.checks import buttaci2024_experiments as X
-from verify.checks import buttaci2024_graph as G
-from verify.checks import buttaci2024_lemmas as LM
-from verify.checks import buttaci2024_nonconvex as N
-from verify.checks import buttaci2024_pep as P
+from verify.checks.buttaci2024 import contraction as K
+from verify.checks.buttaci2024 import experiments as X
+from verify.checks.buttaci2024 import graph as G
+from verify.checks.buttaci2024 import lemmas as LM
+from verify.checks.buttaci2024 import nonconvex as N
+from verify.checks.buttaci2024 import pep as P
 from verify.engine import Context
 from verify.registry import load_all
 from verify.result import Verdict

@@ -8,10 +8,10 @@ import sympy as sp
 
 from analytic.bounds import Bound
 from analytic.papers import buttaci2024 as B
-from verify.checks import buttaci2024_fedprox as F
-from verify.checks import buttaci2024_spectrum as SP
+from verify.checks.buttaci2024 import fedprox as F
+from verify.checks.buttaci2024 import spectrum as SP
 from verify.engine import Context
-from verify.problems.buttaci2024_digits import load_digits_bundled, partition_indices
+from verify.checks.buttaci2024.digits_problem import load_digits_bundled, partition_indices
 from verify.registry import load_all
 from verify.result import Verdict
 from verify.testing import CheckContract, assert_verdict, run_quick
@@ -139,7 +139,7 @@ def test_x09_partition_is_disjoint_and_complete():
 def test_x09_messages_match_the_toolkits_principal_messages():
     import torch
 
-    from verify.algorithms import similarity_graph as G
+    from verify.problems import similarity_graph as G
 
     X, y, _ = load_digits_bundled()
     parts = partition_indices(y, 30, 10.0, 1.0, np.random.default_rng(1))

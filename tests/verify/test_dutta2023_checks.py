@@ -8,9 +8,9 @@ import pytest
 from analytic.bounds import Bound
 from analytic.papers import dutta2023 as D
 from verify.aggregators.ce import comparative_elimination
-from verify.checks import dutta2023_constants as C
-from verify.checks import dutta2023_filters as F
-from verify.checks import dutta2023_theorem as TH
+from verify.checks.dutta2023 import constants as C
+from verify.checks.dutta2023 import filters as F
+from verify.checks.dutta2023 import theorem as TH
 from verify.engine import Context
 from verify.fit import power_law
 from verify.testing import CheckContract, run_quick

@@ -10,7 +10,7 @@ import torch
 
 from analytic.papers import dutta2023 as D
 from verify.aggregators.ce import ce_keep
-from verify.checks import dutta2023_pl as X
+from verify.checks.dutta2023 import pl as X
 from verify.engine import Context
 from verify.result import Verdict
 from verify.testing import CheckContract, run_quick

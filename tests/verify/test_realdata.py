@@ -210,7 +210,7 @@ def test_fc_with_infinite_radius_is_fedavg_step():
 @pytest.mark.parametrize("attack", ["sf", "lf"])
 def test_allouah_algorithm1_equals_cafcor_without_noise(attack):
     from verify.algorithms.cafcor import cafcor
-    from verify.checks.allouah2025_realdata import algorithm1
+    from verify.checks.allouah2025.realdata import algorithm1
     from verify.problems.allouah2025_classification import SoftmaxWorkers
 
     g = torch.Generator().manual_seed(2)
@@ -227,8 +227,8 @@ def test_allouah_algorithm1_equals_cafcor_without_noise(attack):
 def test_buttaci_perturbed_rounds_equal_run_local_rounds():
     """buttaci2024.x20's loop against the project's Algorithm 1 (verify.algorithms.local_methods) on one graph."""
     from verify.algorithms.local_methods import perturbed, fedavg, run_local_rounds
-    from verify.algorithms.similarity_graph import weights_from_data
-    from verify.checks.buttaci2024_realdata import perturbed_rounds
+    from verify.problems.similarity_graph import weights_from_data
+    from verify.checks.buttaci2024.realdata import perturbed_rounds
 
     g = torch.Generator().manual_seed(3)
     C, n, p, c = 4, 6, 3, 3
@@ -254,9 +254,9 @@ def test_buttaci_perturbed_rounds_equal_run_local_rounds():
 def test_the_reproductions_run_on_an_mnist_file(tmp_path):
     """``--data``: each reproduction reads the file, runs the paper's own dataset branch (28x28, rotation by
     quarter turns, Dirichlet splits) and says so in its Result (a tiny synthetic MNIST-format .npz; small grids)."""
-    from verify.checks.allouah2025_realdata import x20_fig2
-    from verify.checks.buttaci2024_realdata import x20_table1 as b20
-    from verify.checks.werner2023_realdata import x20_table1 as w20
+    from verify.checks.allouah2025.realdata import x20_fig2
+    from verify.checks.buttaci2024.realdata import x20_table1 as b20
+    from verify.checks.werner2023.realdata import x20_table1 as w20
 
     rng = np.random.default_rng(0)
     tpl = rng.integers(0, 256, (10, 28, 28))
@@ -278,7 +278,7 @@ def test_the_reproductions_run_on_an_mnist_file(tmp_path):
 def test_allouah_planted_ordering_is_violated():
     """A planted wrong theory: 'CAF at least twice as accurate as every competitor' must come out violated (the
     measured ratios are about 1.2 to 2.9 at seed 0, the smallest well under 2)."""
-    from verify.checks.allouah2025_realdata import FIG2_ORDER, x20_fig2
+    from verify.checks.allouah2025.realdata import FIG2_ORDER, x20_fig2
 
     res = x20_fig2(Context(seed=0), theory=FIG2_ORDER.scaled(2.0, name="planted: ratio >= 2"))
     assert res.verdict.value == "violated"

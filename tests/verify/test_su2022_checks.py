@@ -14,11 +14,11 @@ from analytic.bounds import Bound
 from analytic.papers import su2022 as S
 from verify.algorithms.orthogonal_iteration import orthogonal_iteration
 from verify.algorithms.two_phase import lemma1_update, weighted_least_squares
-from verify.checks import su2022_global as G
-from verify.checks import su2022_identities as I
-from verify.checks import su2022_phase1 as P1
-from verify.checks import su2022_phase2 as P2
-from verify.checks import su2022_subspace as SS
+from verify.checks.su2022 import end_to_end as G
+from verify.checks.su2022 import identities as I
+from verify.checks.su2022 import phase1 as P1
+from verify.checks.su2022 import phase2 as P2
+from verify.checks.su2022 import subspace as SS
 from verify.engine import Context
 from verify.fit import power_law
 from verify.testing import CheckContract, run_quick
@@ -274,7 +274,7 @@ def test_ifca_restarts_one_start_equals_phase2_from_the_same_start():
     import torch
 
     from verify.algorithms.two_phase import ball_starts, fedx_clustering, success
-    from verify.checks.su2022_common import model
+    from verify.checks.su2022.common import model
     from verify.problems.mixed_regression import pareto_sizes
 
     ctx = Context()

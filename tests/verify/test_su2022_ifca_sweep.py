@@ -4,7 +4,7 @@ threshold is inconclusive."""
 import numpy as np
 import torch
 
-from verify.checks.su2022_ifca_sweep import ifca_min_dist, instance, x04_ifca_synthetic_success
+from verify.checks.su2022.ifca_sweep import ifca_min_dist, instance, x04_ifca_synthetic_success
 from verify.engine import Context
 
 

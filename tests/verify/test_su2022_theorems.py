@@ -11,8 +11,8 @@ import torch
 from analytic.bounds import Bound
 from analytic.papers import su2022 as S
 from verify.algorithms.two_phase import fedx_clustering
-from verify.checks import su2022_theorems as TH
-from verify.checks.su2022_phase2 import exact_miss_log_probability
+from verify.checks.su2022 import theorems as TH
+from verify.checks.su2022.phase2 import exact_miss_log_probability
 from verify.problems.mixed_regression import planted_model
 from verify.testing import CheckContract
 

@@ -8,15 +8,15 @@ import sympy as sp
 
 from analytic.bounds import Bound
 from analytic.papers import werner2023 as W
-from verify.checks.werner2023_assumptions import c17_lemma1_a, c18_lemma1_separation, c19_fig2_constants
-from verify.checks.werner2023_experiments import c29_communication, c31_fig7_elbows
-from verify.checks.werner2023_momentum import (
+from verify.checks.werner2023.assumptions import c17_lemma1_a, c18_lemma1_separation, c19_fig2_constants
+from verify.checks.werner2023.experiments import c29_communication, c31_fig7_elbows
+from verify.checks.werner2023.momentum import (
     c25_momentum_variance,
     c26_batch_variance,
     c27_momentum_rate,
     c28_momentum_byzantine,
 )
-from verify.checks.werner2023_rates import (
+from verify.checks.werner2023.fc_rates import (
     c20_full_batch,
     c21_fixed_batch_floor,
     c22_growing_batch,
@@ -178,7 +178,7 @@ def test_c31_judges_theorem_3_1_not_the_elbow_detector():
 
 def test_c28_runs_are_paired():
     """With and without attackers the runs share the instances, starts and noise: the same starting gradients."""
-    from verify.checks.werner2023_momentum import _momentum_runs
+    from verify.checks.werner2023.momentum import _momentum_runs
 
     ctx = Context(fidelity="quick", replicates=2).for_check("werner2023.c28")
     Ts = np.array([4, 8])

@@ -5,8 +5,8 @@ import sympy as sp
 
 from analytic.bounds import Bound
 from analytic.papers import werner2023 as W
-from verify.checks import werner2023_fc_claims as FCC
-from verify.checks import werner2023_theorems as TH
+from verify.checks.werner2023 import fc_claims as FCC
+from verify.checks.werner2023 import theorems as TH
 from verify.engine import Context
 from verify.registry import get
 from verify.result import Verdict
@@ -99,7 +99,7 @@ def test_x09_planted_tiny_tolerance_is_violated_and_ifca_control_fails():
 
 # -- x10 / x11 -------------------------------------------------------------------------------------------------
 def test_x10_planted_faster_rate_is_violated():
-    from verify.checks import werner2023_fc_noise as FN
+    from verify.checks.werner2023 import fc_noise as FN
     r = run("werner2023.x10")
     assert r.verdict == Verdict.HOLDS and r.control["verdict"] == "violated"
     assert run("werner2023.x10", theory=Bound("planted F/T^2", W.F / W.T**2, "upper")).verdict == Verdict.VIOLATED
@@ -107,7 +107,7 @@ def test_x10_planted_faster_rate_is_violated():
 
 
 def test_x11_planted_beta_cubed_is_violated():
-    from verify.checks import werner2023_fc_noise as FN
+    from verify.checks.werner2023 import fc_noise as FN
     r = run("werner2023.x11")
     assert r.verdict == Verdict.HOLDS and r.control["verdict"] == "violated"
     u = FN.SQRT_BETA.symbol("u")
@@ -116,7 +116,7 @@ def test_x11_planted_beta_cubed_is_violated():
 
 # -- x12 -------------------------------------------------------------------------------------------------------
 def test_x12_erratum_and_proof_radius_holds():
-    from verify.checks import werner2023_theorems as T12
+    from verify.checks.werner2023 import theorems as T12
     r = run("werner2023.x12")
     assert r.verdict == Verdict.VIOLATED and r.finding.kind == "erratum" and "oo" in r.finding.second_argument
     assert r.observed["proof_tau_verdict"] == "holds"

@@ -25,7 +25,7 @@ iterations and the loop stops within 2f iterations. That argument needs the max 
 weights (``max_over="positive"``, the default). The printed line takes the max over all j
 (``max_over="all"``, also what ByzFL 0.0.11 does): points already at weight 0 that lie far out keep
 tau_max large, the weights of the others barely shrink, and the loop can run for thousands of
-iterations (allouah2025 spec 2.4, 7.6). That variant runs under an iteration cap and warns with
+iterations (docs/papers/allouah2025.md §2.4, 7.6). That variant runs under an iteration cap and warns with
 :class:`CafIterationCapWarning` when a replicate reaches it.
 
 **Top eigenpair.** ``eigen="exact"`` uses a symmetric eigensolver on the d x d weighted covariance

@@ -1,13 +1,13 @@
 """Comparative elimination (CE; Gupta, Doan and Vaidya 2023; dutta2023 Algorithm 1 lines 9-11).
 
 The server sorts the received models y^i by their distance to its *current model* x_k (the model it
-broadcast this round), keeps the N - f closest and averages them (spec 2.2):
+broadcast this round), keeps the N - f closest and averages them (docs/papers/dutta2023.md §2.2):
 
     d_i = ||x_k - y^i||,   F_k = the N - f indices with the smallest d_i,   x_{k+1} = mean_{i in F_k} y^i.
 
 Ties are broken by agent index (a stable sort), so the rule is deterministic; without ties the result
 does not depend on the tie rule. ``reference="mean"`` measures distances to the mean of the received
-vectors instead (the paper's text says "from its average"; spec 2.2 keeps it as an ablation only).
+vectors instead (the paper's text says "from its average"; docs/papers/dutta2023.md §2.2 keeps it as an ablation only).
 IBM-FL's ComparativeEliminationFusionHandler implements the same rule (squared distances to the
 current global model, keep n - f, average; f < n/2).
 """

@@ -2,7 +2,7 @@
 mean, Multi-Krum, geometric median, Meamed.
 
 All take ``X [R, N, d]`` and the number ``f`` of Byzantine inputs to tolerate and return ``[R, d]``.
-Definitions as in allouah2025 spec 2.5 and dutta2023 spec 2.6 (the standard ones):
+Definitions as in docs/papers/allouah2025.md §2.5 and docs/papers/dutta2023.md §2.6 (the standard ones):
 
 * CWTM (Yin et al. 2018): per coordinate, drop the f largest and f smallest values, average the N-2f left.
 * CWMED: per coordinate, the median (the mean of the two middle values when N is even).

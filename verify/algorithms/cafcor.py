@@ -3,14 +3,14 @@ plus pairwise correlated and independent Gaussian noise, aggregated by CAF.
 
     for t = 0 .. T-1:
         every honest i:  g_t^i  = Clip((1/b) sum_{x in S_t^i} grad l(theta_t; x); C)       S_t^i: b points, no replacement
-                         gt_t^i = g_t^i + vbar_t^i + sum_{j != i} v_t^(ij)                     (spec 2.2)
+                         gt_t^i = g_t^i + vbar_t^i + sum_{j != i} v_t^(ij)                     (docs/papers/allouah2025.md §2.2)
                          m_t^i  = beta_{t-1} m_{t-1}^i + (1 - beta_{t-1}) gt_t^i   if t >= 1,  m_0^i = 0
         the f Byzantine workers send attack(m_t^H)                                              (omniscient: they see
                                                                                                  the noisy honest m_t)
         R_t = CAF(m_t^1 .. m_t^n);   theta_{t+1} = theta_t - gamma_t R_t
 
 Clip(g; C) = g min(1, C/||g||) with Clip(0; C) = 0 (eq. 1). At t = 0 every honest worker sends 0, so CAF
-returns 0 and theta_1 = theta_0 whatever the Byzantines send (spec 2.3); g_0 is never released.
+returns 0 and theta_1 = theta_0 whatever the Byzantines send (docs/papers/allouah2025.md §2.3); g_0 is never released.
 
 The noise of all n workers is drawn every round, either from the shared-seed protocol
 (:func:`verify.correlated_noise.correlated_noise`, pass ``seeds``; loops over the n(n-1)/2 pairs) or, by

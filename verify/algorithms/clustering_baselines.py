@@ -1,4 +1,4 @@
-"""Baselines of werner2023 (section 2.5 of the spec; Fig. 3, Table 1), batched over replicates:
+"""Baselines of werner2023 (section 2.5 of our reading (docs/papers/werner2023.md); Fig. 3, Table 1), batched over replicates:
 
 * ``local``  -- every client trains alone: x_i <- x_i - eta g_i(x_i);
 * ``fedavg`` -- one global model for (1): x <- x - eta (1/N') sum_j g_j(x), N' counting any Byzantine

@@ -10,7 +10,7 @@ Round t = 1..T, for every client i at once:
 The N clustering problems of a round are solved as one Threshold-Clustering call on
 ``[R*N, N, d]`` points. The trace records, per round, client i's *ball*: the set of j whose
 gradient lay within tau of the center in the last TC step, i.e. the clients whose gradients were
-actually averaged into v_{i,t} (spec section 6.1 check 8 calls it "client i's TC ball").
+actually averaged into v_{i,t} (docs/papers/werner2023.md §6.1 check 8 calls it "client i's TC ball").
 A fresh batch is drawn for every (model, client) evaluation (toolkit choice; the paper's B_i per
 round is not pinned down for the all-pairs step).
 """

@@ -15,12 +15,12 @@ R replicates, C clients, d parameters. The noise of a replicate is shared by the
 (common random numbers), since the oracle draws it once per ``[R, C, d]``. Loops run over rounds and
 local steps only.
 
-Partial participation (Algorithm 1 samples M of C clients; the theory assumes M = C): [toolkit, spec
-2.3] M clients are drawn per round and replicate; non-participants keep their last model for the
+Partial participation (Algorithm 1 samples M of C clients; the theory assumes M = C): [toolkit,
+docs/papers/buttaci2024.md §2.3] M clients are drawn per round and replicate; non-participants keep their last model for the
 neighbour averages (``mode="stale"``) or count as the round's global model (``mode="global"``), and the
-aggregate is renormalised over the participants. Lemma M1 then no longer holds (spec 7 item 10).
+aggregate is renormalised over the participants. Lemma M1 then no longer holds (docs/papers/buttaci2024.md §7 item 10).
 
-The two readings of E (spec 7 item 14) live in :func:`batch_schedule`: (a) ``"steps"``, E local steps,
+The two readings of E (docs/papers/buttaci2024.md §7 item 14) live in :func:`batch_schedule`: (a) ``"steps"``, E local steps,
 each on one of E disjoint mini-batches of the client's data (one pass per round; Algorithm 1), and
 (b) ``"epochs"``, E passes with mini-batches of size B, E ceil(N_i/B) steps (the experiments).
 """
@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 import torch
 
 from analytic.errors import require
-from verify.algorithms.similarity_graph import SimilarityWeights
+from verify.problems.similarity_graph import SimilarityWeights
 
 KINDS = ("fedavg", "fedprox", "perturbed")
 READINGS = ("steps", "epochs")
@@ -215,7 +215,7 @@ def run_local_rounds(
 
 
 # --------------------------------------------------------------------------------------------------
-# The two readings of E (spec 7 item 14) for clients holding finite data
+# The two readings of E (docs/papers/buttaci2024.md §7 item 14) for clients holding finite data
 # --------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BatchSchedule:

@@ -1,4 +1,4 @@
-"""Federated local SGD with a robust aggregation rule (dutta2023 Algorithm 1, spec 2.1), batched.
+"""Federated local SGD with a robust aggregation rule (dutta2023 Algorithm 1, docs/papers/dutta2023.md §2.1), batched.
 
 Round k, for every row b of the batch (a replicate of one configuration):
 
@@ -94,7 +94,7 @@ def local_sgd_ce(problem: RegressionAgents, *, n_byz: int, f: int, groups: Seque
 
     ``step``: alpha (a number or [B]) or a schedule k -> alpha_k (number or [B]); ``local_steps``: T (int or [B]);
     ``noise_std``: the per-coordinate gradient-noise standard deviation (number or [B]); ``x0``: the initial
-    server model ([d] or [B, d]; default 0, spec 5.5). The problem's data may be shared (B' = 1) or per row.
+    server model ([d] or [B, d]; default 0, docs/papers/dutta2023.md §5.5). The problem's data may be shared (B' = 1) or per row.
     ``noise_rows`` ([B] integers, optional): common random numbers. Rows with the same index draw the same
     standard-normal gradient noise (scaled by their own std), so that configurations compared pairwise (one
     filter against another) differ only in what they are compared on; default: every row its own noise.

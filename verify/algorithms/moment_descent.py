@@ -1,6 +1,6 @@
 """su2022 Phase 1: federated moment descent (FedMD), batched over replicates and anchors.
 
-Listing "Phase 1" of the paper (line numbers as in spec 2.3). Every anchor i in H keeps theta_{i,t}
+Listing "Phase 1" of the paper (line numbers as in docs/papers/su2022.md §2.3). Every anchor i in H keeps theta_{i,t}
 (all start at the same theta_0). Iteration t:
 
 * line 9-11: m fresh clients S_t with two points each give, for every anchor,
@@ -40,7 +40,7 @@ _BLOCK_ELEMENTS = 1 << 22  # bound on the temporary tensor of one block of clien
 
 @dataclass(frozen=True)
 class FedMDConfig:
-    """Phase-1 hyperparameters (spec 2.6 defaults: d=10, k=3, sigma=0.1)."""
+    """Phase-1 hyperparameters (docs/papers/su2022.md §2.6 defaults: d=10, k=3, sigma=0.1)."""
 
     m: int = 20000
     ell: int = 150

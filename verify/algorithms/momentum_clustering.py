@@ -6,7 +6,7 @@ Round t = 1..T, for every replicate at once:
     {v_{k,t}}_k = Threshold-Clustering({m_{i,t}}_i ; K clusters ; init {v_{k,t-1}}_k)  (30), warm start
     x_{i,t} = x_{i,t-1} - eta v_{k_i,t}.
 
-The paper leaves three pieces open; the spec's defaults (section 2.4) are used:
+The paper leaves three pieces open; our reading (docs/papers/werner2023.md) defaults (section 2.4) are used:
 
 * initial centers v_{k,0}: farthest-point selection among the round-1 momenta (deterministic: the
   momentum farthest from their centroid first, then each time the one farthest from the chosen ones);

@@ -5,7 +5,7 @@ Round t = 1..T:
     the server clusters {g_i(x_{i,t-1})}_i into K clusters with centers v_{k,t} (cluster means);
     client i steps  x_{i,t} = x_{i,t-1} - eta v_{k_i,t}.
 
-The paper leaves the clustering method open (spec A11). Toolkit default (spec section 2.2):
+The paper leaves the clustering method open (docs/papers/werner2023.md A11). Toolkit default (docs/papers/werner2023.md §2.2):
 exact K-means for small problems (all partitions of N <= 10 points into K non-empty blocks are
 enumerated; the optimal partition minimises the within-cluster sum of squares; ties go to the
 first partition in restricted-growth order), otherwise Lloyd's algorithm from a k-means++ seed.
@@ -147,7 +147,7 @@ def myopic_clustering(
     """Run Algorithm 1 for T rounds from ``x0 [R, N, d]``; ``eta`` is a float or a ``[R]`` tensor.
 
     ``clustering``: ``exact`` (enumeration), ``lloyd`` (k-means++ then Lloyd) or ``auto``
-    (exact when N <= 10 and d == 1 as in spec section 2.2, else Lloyd).
+    (exact when N <= 10 and d == 1 as in docs/papers/werner2023.md §2.2, else Lloyd).
     """
     if x0.dim() != 3:
         raise InputError("x0", f"expected [R, N, d], got {tuple(x0.shape)}")

@@ -8,7 +8,7 @@ For each center k independently, with S = {i : ||z_i - v_k|| <= tau_k} and N the
 The update is conservative: a center with no point inside its ball does not move.
 
 Shapes: points ``Z`` are ``[R, N, d]``, centers ``V`` are ``[R, K, d]``. Loops run over the
-M steps only. Radius modes (spec section 2.1):
+M steps only. Radius modes (docs/papers/werner2023.md §2.1):
 
 * ``fixed``    -- a given tau (scalar, or a tensor broadcastable to ``[R, K]``);
 * ``theory``   -- tau = c_tau * sqrt(delta * sigma * Delta) (statement of Thm 3.1);
@@ -633,7 +633,7 @@ def ball_membership(Z: torch.Tensor, V: torch.Tensor, radius: Radius, *, inclusi
 
 
 def assign_nearest(Z: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
-    """k_i = argmin_k ||z_i - v_k|| (ties to the smaller k), shape ``[R, N]`` (spec default)."""
+    """k_i = argmin_k ||z_i - v_k|| (ties to the smaller k), shape ``[R, N]`` (our default, docs/papers/werner2023.md §2.1)."""
     return distances(Z, V).argmin(-1)
 
 

@@ -1,6 +1,6 @@
 """su2022 Phase 2 (FedX+clustering), the two-phase method, its baselines and reference formulas, batched.
 
-Phase 2 (listing "Phase 2", spec 2.4). Round t, for every client at once:
+Phase 2 (listing "Phase 2", docs/papers/su2022.md §2.4). Round t, for every client at once:
 
 * line 7, eq. (8): z_{i,t} = argmin_j ||y_i - phi_i theta_{j,t-1}||_2 (ties to the lowest index);
 * line 8: the client refines block z_{i,t} only: FedAvg runs s local gradient steps
@@ -22,8 +22,8 @@ Clients are ragged. Three backends compute the same round (tests compare them); 
 
 Also here: the exact global recursion of Lemma 1 (eq. (11)), built from the explicit block
 matrices P_i (the reference the simulation is checked against), the P-weighted least squares fixed
-point (spec 2.5), the oracle OLS on the true clusters, the IFCA-like baseline (Phase 2 from random
-starts in the R-ball, spec 2.7) and the two-phase method (Theorem 3).
+point (docs/papers/su2022.md §2.5), the oracle OLS on the true clusters, the IFCA-like baseline (Phase 2 from random
+starts in the R-ball, docs/papers/su2022.md §2.7) and the two-phase method (Theorem 3).
 """
 from __future__ import annotations
 
@@ -289,7 +289,7 @@ def client_normal_equations(fed: MixedRegression, eta, local: str = "fedavg", s:
 
 
 def weighted_least_squares(fed: MixedRegression, z: torch.Tensor, eta, local: str = "fedavg", s: int = 1) -> torch.Tensor:
-    """The P-weighted least squares fixed point on the partition ``z [R, M]`` (spec 2.5):
+    """The P-weighted least squares fixed point on the partition ``z [R, M]`` (docs/papers/su2022.md §2.5):
     theta_j = (sum_{i: z_i = j} phi_i^T P_i phi_i)^{-1} sum_{i: z_i = j} phi_i^T P_i y_i; OLS for FedAvg s = 1."""
     A, r = client_normal_equations(fed, eta, local, s)
     return _cluster_solve(fed, z, A, r)
@@ -335,7 +335,7 @@ def ball_starts(R: int, k: int, d: int, radius: torch.Tensor, generator: torch.G
 
 
 def success(fed: MixedRegression, trace: Phase2Trace, Delta: torch.Tensor) -> torch.Tensor:
-    """Spec 6 success: d(theta_hat, theta*) <= Delta/4 and >= 90% of the data correctly labelled, ``[R]`` bool."""
+    """docs/papers/su2022.md §6 success: d(theta_hat, theta*) <= Delta/4 and >= 90% of the data correctly labelled, ``[R]`` bool."""
     return (trace.error[-1] <= Delta / 4) & (trace.wrong_data[-1] <= 0.1)
 
 
@@ -364,7 +364,7 @@ def two_phase(model: MixtureModel, fed: MixedRegression, theta0: torch.Tensor, a
 
 
 def frozen_centre_count(trace: Phase2Trace, start: torch.Tensor) -> torch.Tensor:
-    """Per replicate, how many blocks never moved from their start (dead centres, spec 4.2(2))."""
+    """Per replicate, how many blocks never moved from their start (dead centres, docs/papers/su2022.md §4.2(2))."""
     moved = torch.linalg.vector_norm(trace.final - start, dim=-1) > 0
     return (~moved).sum(-1)
 

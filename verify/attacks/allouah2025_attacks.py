@@ -1,11 +1,11 @@
 """Attacks for allouah2025 beyond the classic ones (ALIE, FOE, SF live in :mod:`verify.attacks.classic`).
 
-* LF, label flipping (paper section 5; spec 2.6): a data-level attack. The Byzantine workers compute
+* LF, label flipping (paper section 5; docs/papers/allouah2025.md §2.6): a data-level attack. The Byzantine workers compute
   gradients with labels y -> K-1-y; as in ByzFL's benchmark they all send the mean of the honest workers'
   flipped-label minibatch gradients, passed as ``flipped_gradients [R, h, d]`` (what an omniscient
   attacker computes with the honest data; the problem it poisons is
   :mod:`verify.problems.allouah2025_classification`).
-* Adversarial inputs for Proposition 4.1 (spec check C11), in units of the honest top standard
+* Adversarial inputs for Proposition 4.1 (Claim 11), in units of the honest top standard
   deviation sigma_H = sqrt(lambda_max(Cov_H)) about the honest mean mu_H:
 
   - ``top_eigen``: all f at mu_H + k sigma_H v_1, v_1 the honest top eigenvector (the direction where a

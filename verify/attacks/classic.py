@@ -1,7 +1,7 @@
 """Attacks built from the honest vectors' statistics (omniscient attacker), batched over replicates.
 
 Each returns the f Byzantine vectors ``[R, f, d]`` from the honest ones ``[R, h, d]`` (all f send the
-same vector unless stated). Definitions as in allouah2025 spec 2.6 and dutta2023 spec 2.5:
+same vector unless stated). Definitions as in docs/papers/allouah2025.md §2.6 and docs/papers/dutta2023.md §2.5:
 
 * ALIE (Baruch et al. 2019): mu_H + tau s_H, coordinate-wise mean and standard deviation of the
   honest vectors (ByzFL default tau = 1.5; the original z_max = Phi^{-1}((n - s)/n), s = floor(n/2 + 1) - f).

@@ -1,4 +1,4 @@
-"""The attacks of dutta2023's library that the classic module lacks (spec 2.5; the paper names none).
+"""The attacks of dutta2023's library that the classic module lacks (docs/papers/dutta2023.md §2.5; the paper names none).
 
 The Byzantine agents send models y^j (not updates). They are omniscient: they see the server's
 model x_k (context ``reference`` [R, d]), every honest model and the honest optimum x*_H (context

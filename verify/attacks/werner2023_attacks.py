@@ -1,4 +1,4 @@
-"""Byzantine attacks of werner2023 (section 4.4, spec 1.6 and 5.6), batched.
+"""Byzantine attacks of werner2023 (section 4.4, docs/papers/werner2023.md §1.6 and 5.6), batched.
 
 Registered attacks (``attack(honest [R, h, d], f, ...) -> [R, f, d]``, the package's interface):
 

@@ -1,4 +1,4 @@
-"""Real datasets for the papers' experiments (issue 18): loaders and the papers' partition schemes.
+"""Real datasets for the papers' experiments: loaders and the papers' partition schemes.
 
 * :mod:`verify.data.datasets`: scikit-learn's bundled handwritten digits (8x8, 1797 images, shipped inside the
   package, the default everywhere) and MNIST read from a local path (``fedverify run --data PATH``). Nothing

@@ -24,7 +24,17 @@ from __future__ import annotations
 import numpy as np
 
 from analytic.errors import require
-from verify.problems.buttaci2024_partition import largest_remainder
+
+
+def largest_remainder(x: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Nonnegative integers n [..., m] with n.sum(-1) == total and |n - x| < 1, for x >= 0 whose rows sum
+    to ``total`` (Hamilton's method: floor, then one more to the largest fractional parts)."""
+    x = np.asarray(x, dtype=float)
+    base = np.floor(x).astype(np.int64)
+    short = np.asarray(total, dtype=np.int64) - base.sum(-1)
+    order = np.argsort(-(x - base), axis=-1, kind="stable")
+    ranks = np.argsort(order, axis=-1, kind="stable")
+    return base + (ranks < short[..., None]).astype(np.int64)
 
 
 def iid_shards(n_samples: int, N: int, n: int, rng: np.random.Generator, R: int = 1) -> np.ndarray:

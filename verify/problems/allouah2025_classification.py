@@ -1,5 +1,5 @@
 """Honest workers holding labelled examples for softmax regression: the problem the label-flipping attack
-(LF) poisons (allouah2025 section 5, "Label Flipping"; spec 2.6).
+(LF) poisons (allouah2025 section 5, "Label Flipping"; docs/papers/allouah2025.md §2.6).
 
 Worker i holds m examples (a, y), a in R^p (the last feature is a constant 1, the bias), y in
 {0..K-1}; the model is W in R^{K x p}, flattened to theta in R^{K p}, and the per-example loss is the

@@ -1,5 +1,5 @@
 """Honest workers holding points, with the quadratic loss l(theta; x) = 1/2 ||theta - x||^2 (allouah2025
-spec check C20): every constant of Theorem 4.2 is exact.
+Claim 20): every constant of Theorem 4.2 is exact.
 
 Worker i (of h honest workers) holds m points x_{i,1..m} in R^d. Then
 
@@ -14,7 +14,7 @@ so L_H is L-smooth and mu-strongly convex with L = mu = 1, and because grad l(th
   trace version G^2 = (1/h) sum_i ||xbar_i - xbar||^2;
 * the excess loss is L_H(theta) - L_* = 1/2 ||theta - xbar||^2.
 
-Assumption 2.3 (||grad l|| <= C for all theta) cannot hold on R^d (spec 7.4); what a run can check is
+Assumption 2.3 (||grad l|| <= C for all theta) cannot hold on R^d (docs/papers/allouah2025.md §7.4); what a run can check is
 that the clipping never binds along its trajectory (:meth:`WorkerPoints.max_grad_norm`).
 
 Minibatches are b points sampled uniformly without replacement (Algorithm 1, line 4), one batch

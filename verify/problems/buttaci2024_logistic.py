@@ -1,8 +1,8 @@
 """L2-regularised binary logistic regression on clients with finite data: buttaci2024's SC-LR suite
-(spec 6.0), used where mini-batches matter (the two readings of E, spec C18).
+(docs/papers/buttaci2024.md §6.0), used where mini-batches matter (the two readings of E, Claim 18).
 
 Client i holds N_i samples (x_n, y_n), y_n in {-1, +1}, padded to N = max_i N_i, and
-f_i(w) = (1/N_i) sum_n log(1 + exp(-y_n x_n^T w)) + (lambda/2)||w||^2. Constants (spec 6.0):
+f_i(w) = (1/N_i) sum_n log(1 + exp(-y_n x_n^T w)) + (lambda/2)||w||^2. Constants (docs/papers/buttaci2024.md §6.0):
 
 * mu = lambda: every f_i is lambda-strongly convex (a lower bound of its best constant);
 * L_i = lambda_max(X_i^T X_i / N_i)/4 + lambda (the logistic curvature is at most 1/4): an upper bound;
@@ -21,8 +21,8 @@ import torch
 from analytic.constants import Constant
 from analytic import validate
 from analytic.errors import InputError, require
-from verify.algorithms.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
-from verify.cli_constants import constants_problem
+from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
+from verify.problems.constants_registry import constants_problem
 
 NEWTON_TOL = 1e-10
 
@@ -114,9 +114,9 @@ class LogisticClients:
 
 def sc_lr(generator: torch.Generator, *, sizes=(30, 45, 60, 24, 36, 50, 40, 28, 33, 55), d: int = 10,
           lam: float = 0.1, h: float = 1.0, dtype=torch.float64, device=None) -> LogisticClients:
-    """SC-LR: C = len(sizes) clients, d features, lambda = 0.1 (spec 6.0), feature means shifted by h."""
+    """SC-LR: C = len(sizes) clients, d features, lambda = 0.1 (docs/papers/buttaci2024.md §6.0), feature means shifted by h."""
     device = generator.device if device is None else device  # on the generator's device by default
-    validate.real(lam, "lam")  # NaN or inf would reach eigh as a LinAlgError (issue 23)
+    validate.real(lam, "lam")  # NaN or inf would reach eigh as a LinAlgError
     validate.real(h, "h")
     validate.integer(d, "d", minimum=1)
     sizes_t = torch.as_tensor(sizes, dtype=torch.int64, device=device)

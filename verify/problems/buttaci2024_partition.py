@@ -1,6 +1,6 @@
-"""The partition generator of buttaci2024's experiments (Appendix C.1, after Hsu et al. 2019; spec C20).
+"""The partition generator of buttaci2024's experiments (Appendix C.1, after Hsu et al. 2019; Claim 20).
 
-* **Data imbalance b**: client sizes are log-normal. [toolkit, spec 7 item 15] The paper writes
+* **Data imbalance b**: client sizes are log-normal. [toolkit, docs/papers/buttaci2024.md §7 item 15] The paper writes
   lnN(floor(N/C), b), which read literally would give sizes near e^{N/C}; we read it as
   log-size ~ N(ln(N/C), b^2), i.e. log-standard deviation b, then scale the sizes to sum to N exactly
   (largest remainder, every client keeping at least one sample; the scaling moves the median to about
@@ -20,17 +20,7 @@ import numpy as np
 import torch
 
 from analytic.errors import require
-
-
-def largest_remainder(x: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """Nonnegative integers n [..., m] with n.sum(-1) == total and |n - x| < 1, for x >= 0 whose rows sum
-    to ``total`` (Hamilton's method: floor, then one more to the largest fractional parts)."""
-    x = np.asarray(x, dtype=float)
-    base = np.floor(x).astype(np.int64)
-    short = np.asarray(total, dtype=np.int64) - base.sum(-1)
-    order = np.argsort(-(x - base), axis=-1, kind="stable")
-    ranks = np.argsort(order, axis=-1, kind="stable")
-    return base + (ranks < short[..., None]).astype(np.int64)
+from verify.data.partition import largest_remainder  # noqa: F401 (also this module's name for it)
 
 
 def client_sizes(N: int, C: int, b: float, rng: np.random.Generator, R: int = 1) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Quadratic clients with planted constants: buttaci2024's suites SC-Q1 and SC-Q2 (spec 6.0).
+"""Quadratic clients with planted constants: buttaci2024's suites SC-Q1 and SC-Q2 (docs/papers/buttaci2024.md §6.0).
 
 Client i holds f_i(w) = 1/2 (w - c_i)^T H_i (w - c_i), so (all exact)
 
@@ -25,8 +25,8 @@ import torch
 from analytic.constants import Constant
 from analytic import validate
 from analytic.errors import InputError, require
-from verify.algorithms.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
-from verify.cli_constants import constants_problem
+from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
+from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem
 
 
@@ -87,7 +87,7 @@ class QuadraticClients(ClientProblem):
 
         return g
 
-    # -- exact constants (spec 6.0) ------------------------------------------------------------------
+    # -- exact constants (docs/papers/buttaci2024.md §6.0) ------------------------------------------------------------------
     def numpy(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return (self.H.detach().cpu().numpy(), self.c.detach().cpu().numpy(),
                 self.weights.P.detach().cpu().numpy())
@@ -130,7 +130,7 @@ def _haar(d: int, generator: torch.Generator, dtype, device) -> torch.Tensor:
 
 
 def _finite_settings(*, d, C, noise_var, **reals) -> None:
-    """Sizes are integers and every setting a finite number (a NaN h gave Gamma = nan, issue 23)."""
+    """Sizes are integers and every setting a finite number (a NaN h gave Gamma = nan)."""
     validate.integer(d, "d")
     validate.integer(C, "C")
     validate.real(noise_var, "noise_var", minimum=0.0)

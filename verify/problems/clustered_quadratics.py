@@ -1,4 +1,4 @@
-"""Clustered quadratics with planted constants (werner2023 spec section 6.5), batched over replicates.
+"""Clustered quadratics with planted constants (docs/papers/werner2023.md §6.5), batched over replicates.
 
 Client j of cluster k(j) has f_j(x) = 1/2 (x - x*_k)^T H_j (x - x*_k) with
 
@@ -28,7 +28,7 @@ from analytic.constants import Constant
 from analytic.constants.clustering import quadratic_constants
 from analytic import validate
 from analytic.errors import InputError, require
-from verify.cli_constants import constants_problem
+from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem, per_replicate
 
 HESSIANS = ("identity", "planted")

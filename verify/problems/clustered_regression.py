@@ -7,7 +7,7 @@ Without label noise every client of cluster k has the minimiser w_k (the shared-
 condition of Lemma 1), so Assumption 4 holds with A = 2L/mu (18).
 
 The cluster optima are planted at pairwise distance exactly ``separation``:
-w_k = (separation / sqrt 2) u_k with orthonormal u_k (spec section 6.2 generator), a fresh random
+w_k = (separation / sqrt 2) u_k with orthonormal u_k (docs/papers/werner2023.md §6.2 generator), a fresh random
 orthonormal set per replicate. The gradient oracle is the exact full-batch gradient (deterministic).
 
 Two representations of the same problem, chosen by cost (``representation="auto"``, as su2022's Phase-2
@@ -281,12 +281,12 @@ def paper_synthetic_regression(
     device: torch.device | str = "cpu",
     representation: str = "auto",
 ) -> ClusteredRegression | RawClusteredRegression:
-    """werner2023 section 4.1 (spec 5.1), with the reference code's unstated choices.
+    """werner2023 section 4.1 (docs/papers/werner2023.md §5.1), with the reference code's unstated choices.
 
     Cluster k in {0, ..., K-1} has the minimiser x*_k = scale * b_k, b_k uniform in {0, 1}^d; each of its
     clients draws m samples a ~ N(k 1, I_d) (entries with mean k, variance 1) and y = <a, x*_k>, no
     label noise; f_i(x) = ||A_i x - y_i||^2 / (2m). With m < d (the paper's d = 10 > m = 9) every H_i is
-    singular: the local problem is underdetermined (the paper says "overdetermined", spec 7 A14),
+    singular: the local problem is underdetermined (the paper says "overdetermined", docs/papers/werner2023.md §7 A14),
     while the cluster average is not. x*_k may coincide for two clusters (probability 2^-d per pair).
     ``representation``: moments or samples (``"auto"``: samples when 2m < d; the paper's m = 9, d = 10
     keeps the moments).
@@ -338,7 +338,7 @@ def _regression_arguments(p) -> None:
 def _register_constants() -> None:
     import math
 
-    from verify.cli_constants import constants_problem
+    from verify.problems.constants_registry import constants_problem
 
     @constants_problem("synthetic-regression", "werner2023 section 4.1's synthetic linear regression (K clusters of n "
                        "clients, m samples in R^d with mean k, no noise): exact L, mu, A^2, Delta^2", _regression_arguments,

@@ -1,22 +1,22 @@
-"""The problems of dutta2023 (spec 5.2-5.5) with their exact constants, its noise models N1/N2, and
+"""The problems of dutta2023 (docs/papers/dutta2023.md §5.2-5.5) with their exact constants, its noise models N1/N2, and
 ``fedverify constants`` for problem (11) (P1), its non-convex PL variant (P1-nc) and problem (12) (P2).
 
 Every agent's cost is q^i(x) = phi(||A^i x - b^i||) (:class:`RegressionAgents`), with
 
 * least squares (LS):          phi(r) = r^2;           L = 2 max ||A^i||^2, mu exact (least_squares.py);
 * problem (11) (P1):           phi(r) = r^2 + sin^2 r; L = 4 max ||A^i||^2 (exact: 0 <= grad^2 q^i <= 4 A^T A,
-                               equality at r = 0); convex (spec 5.2) although the paper says non-convex;
+                               equality at r = 0); convex (docs/papers/dutta2023.md §5.2) although the paper says non-convex;
 * the PL variant (P1-nc):      phi(r) = r^2 + 3 sin^2 r (Karimi et al.'s x^2 + 3 sin^2 x): L = 8 max ||A^i||^2,
                                non-convex (phi'' reaches -4) but PL;
 * problem (12) (P2):           phi(r) = 1/(1 + exp(-r)): not differentiable at zero residual (a cone), so
-                               Assumption 1 fails, and PL fails as ||x|| -> infinity (spec 5.3).
+                               Assumption 1 fails, and PL fails as ||x|| -> infinity (docs/papers/dutta2023.md §5.3).
 
-Data (spec 5.5): A^i with i.i.d. N(0, 1) entries (or orthonormal columns: the isotropic case,
-A^{iT} A^i = I), x° ~ N(0, I), realizable labels b^i = A^i x° (2f-redundancy needs them, spec R3) or
+Data (docs/papers/dutta2023.md §5.5): A^i with i.i.d. N(0, 1) entries (or orthonormal columns: the isotropic case,
+A^{iT} A^i = I), x° ~ N(0, I), realizable labels b^i = A^i x° (2f-redundancy needs them, docs/papers/dutta2023.md R3) or
 labels with noise eps^i ~ N(0, label_noise^2 I). Byzantine agents are 0..f-1 and their data only
 matter for the label-flip attack A5 (:func:`label_flip`).
 
-Noise models (spec 3, Assumption 3): N1 adds (sigma/sqrt d) xi, xi ~ N(0, I_d), to the exact gradient
+Noise models (docs/papers/dutta2023.md §3, Assumption 3): N1 adds (sigma/sqrt d) xi, xi ~ N(0, I_d), to the exact gradient
 (E||noise||^2 = sigma^2 exactly, uniformly in x); N2 averages m independent N1 draws, which is the
 same law as one draw with sigma^2/m (:func:`coordinate_std`).
 """
@@ -33,7 +33,7 @@ from analytic.constants.smoothness import growth_constants
 from analytic.errors import require
 from analytic.papers import dutta2023 as D
 from analytic.redundancy import general_redundancy, realizable_redundancy
-from verify.cli_constants import constants_problem
+from verify.problems.constants_registry import constants_problem
 from verify.problems.least_squares import SQUARE, Link, RegressionAgents, _redundancy_constants, gaussian_agents
 
 
@@ -67,7 +67,7 @@ def _logistic_psi(s):
 
 
 def _logistic_dpsi(s):
-    """sigma'(r)/(2r) for r > 0; 0 at r = 0 (the subgradient 0 of the cone, spec 5.3)."""
+    """sigma'(r)/(2r) for r > 0; 0 at r = 0 (the subgradient 0 of the cone, docs/papers/dutta2023.md §5.3)."""
     r = torch.sqrt(s)
     sg = torch.sigmoid(r)
     return torch.where(r > 0, sg * (1 - sg) / (2 * torch.where(r > 0, r, torch.ones_like(r))), torch.zeros_like(r))
@@ -110,7 +110,7 @@ class IsotropicAgents(RegressionAgents):
 def build(kind: str, generator: torch.Generator, *, N: int = 50, rows: int | None = None, dim: int | None = None,
           isotropic: bool = False, label_noise: float = 0.0, dtype=torch.float64, device="cpu",
           noise_generator: torch.Generator | None = None) -> tuple[RegressionAgents, torch.Tensor]:
-    """One instance of a spec-5.5 problem: ``ls`` (LS-in-regime defaults l = 2000, d = 5), ``p1`` / ``p1nc`` / ``p2``
+    """One instance of a docs/papers/dutta2023.md §5.5 problem: ``ls`` (LS-in-regime defaults l = 2000, d = 5), ``p1`` / ``p1nc`` / ``p2``
     (P1-Gauss defaults l = 100, d = 10). Returns (agents, x°)."""
     require(kind in LINKS, "kind", f"expected one of {sorted(LINKS)}, got {kind!r}")
     rows = rows if rows is not None else (2000 if kind == "ls" else 100)
@@ -120,7 +120,7 @@ def build(kind: str, generator: torch.Generator, *, N: int = 50, rows: int | Non
 
 
 def label_flip(problem: RegressionAgents, n_byz: int, rows_mask: torch.Tensor) -> RegressionAgents:
-    """Attack A5 (data poisoning, spec 2.5): in the rows where ``rows_mask [B]`` is true, the Byzantine agents
+    """Attack A5 (data poisoning, docs/papers/dutta2023.md §2.5): in the rows where ``rows_mask [B]`` is true, the Byzantine agents
     0..n_byz-1 run the honest protocol on flipped labels b^j <- -b^j."""
     N = problem.n_clients
     agents = torch.arange(N, device=rows_mask.device) < n_byz
@@ -137,7 +137,7 @@ def coordinate_std(sigma, dim: int, batch=1) -> torch.Tensor | float:
 
 
 def exact_smoothness(problem: RegressionAgents, first_honest: int = 0) -> Constant:
-    """L = curvature(phi) * max_i ||A^i||^2 over the honest agents (spec 3, Assumption 1), or infinite when
+    """L = curvature(phi) * max_i ||A^i||^2 over the honest agents (docs/papers/dutta2023.md §3, Assumption 1), or infinite when
     phi is not smooth at 0 (problem (12))."""
     G, _, _ = problem.gram_numpy(slice(first_honest, None))
     a2 = float(np.linalg.eigvalsh(G)[:, -1].max())
@@ -163,12 +163,12 @@ def _add_arguments(p: argparse.ArgumentParser, rows: int = 100, dim: int = 10) -
 
 
 def _size(args) -> tuple[str, int]:
-    """The N agents' A^i [l, d] and Gram matrices [d, d]: float64 entries checked before building (issue 23)."""
+    """The N agents' A^i [l, d] and Gram matrices [d, d]: float64 entries checked before building."""
     return "--N", args.N * (args.l * args.d + args.d * args.d)
 
 
 def composite_report(kind: str, args) -> list[Constant]:
-    """The constants of a spec-5.5 instance: L, mu (exact where derivable, else bounds and a sampled estimate),
+    """The constants of a docs/papers/dutta2023.md §5.5 instance: L, mu (exact where derivable, else bounds and a sampled estimate),
     the f allowed by condition (9), and 2f-redundancy."""
     require(math.isfinite(args.label_noise) and args.label_noise >= 0, "label_noise", f"must be finite and >= 0, got {args.label_noise}")
     require(0 <= args.f and args.N - 2 * args.f >= 1, "f", f"Definition I.1 needs N - 2f >= 1; got N = {args.N}, f = {args.f}")
@@ -189,7 +189,7 @@ def composite_report(kind: str, args) -> list[Constant]:
         gap = lambda X: oracle.excess(X).mean(1)  # noqa: E731 (psi(r^2) - psi(0): no cancellation)
     else:
         rep = general_redundancy(oracle, f=f, n_total=args.N, rng=rng, x0=np.zeros(args.d), n_sample=2000)
-        prefix = "noisy labels, spec 1.4 (Levenberg-Marquardt minimisers); "
+        prefix = "noisy labels, docs/papers/dutta2023.md §1.4 (Levenberg-Marquardt minimisers); "
         q_star = float(oracle.values(rep.x_star[None]).mean())
         gap = lambda X: oracle.values(X).mean(1) - q_star  # noqa: E731
     x_star = x0.cpu().numpy() if realizable else rep.x_star
@@ -207,7 +207,7 @@ def composite_report(kind: str, args) -> list[Constant]:
         lo, hi = D.p1_pl_bounds(lam, n_h)
         out.append(Constant("mu_PL_lower", lo, "lower bound",
                             "lambda_min(sum_H A^T A)/(2|H|): phi(r) >= r^2 gives quadratic growth 2 lambda_min/|H|, "
-                            "and a convex function with QG(m) is PL(m/4) (spec 3)"))
+                            "and a convex function with QG(m) is PL(m/4) (docs/papers/dutta2023.md §3)"))
         out.append(Constant("mu_PL_upper", hi, "upper bound", "4 lambda_min(sum_H A^T A)/|H|: the local PL constant at x*"))
         mu_for_f.append((lo, "lower bound"))
     where = "" if realizable else " around the numerical x*_H"

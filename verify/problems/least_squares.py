@@ -36,7 +36,7 @@ from analytic import validate
 from analytic.errors import InputError, require
 from analytic.papers.dutta2023 import f_max_condition_9
 from analytic.redundancy import quadratic_redundancy
-from verify.cli_constants import constants_problem
+from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem
 
 
@@ -163,7 +163,7 @@ class RegressionAgents(ClientProblem):
         return bool(torch.all(z == z[:, :1]) and torch.all(s == 0))
 
     def honest_average(self, first_honest: int = 0) -> "HonestAverage":
-        """q^H for the honest agents first_honest..N-1 (Byzantine agents are 0..first_honest-1, spec 5.5)."""
+        """q^H for the honest agents first_honest..N-1 (Byzantine agents are 0..first_honest-1, docs/papers/dutta2023.md §5.5)."""
         require(0 <= first_honest < self.n_clients, "first_honest", f"must lie in [0, {self.n_clients}), got {first_honest}")
         return HonestAverage(self, first_honest)
 
@@ -200,7 +200,7 @@ class RegressionAgents(ClientProblem):
 @dataclass(frozen=True)
 class HonestAverage:
     """q^H = (1/|H|) sum_{i in H} q^i over the honest agents H = {first_honest, ..., N-1}, with its
-    minimiser x*_H and the optimality gap e(x) = q^H(x) - q^H(x*_H) (spec 1.1).
+    minimiser x*_H and the optimality gap e(x) = q^H(x) - q^H(x*_H) (docs/papers/dutta2023.md §1.1).
 
     Least squares: x*_H solves (sum_H G_i) x = sum_H G_i z_i and e(x) = (x - x*)^T Gbar (x - x*) exactly,
     Gbar = (1/|H|) sum_H G_i. Other costs need realizable honest labels: x*_H = x°, e(x) = mean_H psi(r_i^2) - psi(0).
@@ -255,7 +255,7 @@ class HonestAverage:
         return link.excess(r2).mean(1), (2.0 * link.dpsi(r2)[..., None] * GD).mean(1)
 
     def agent_grad_sq(self, x: torch.Tensor) -> torch.Tensor:
-        """(1/|H|) sum_H ||grad q^i(x)||^2, the metric of the paper's problem (12) (spec 5.3)."""
+        """(1/|H|) sum_H ||grad q^i(x)||^2, the metric of the paper's problem (12) (docs/papers/dutta2023.md §5.3)."""
         return self.honest.grad(self._at(x)).pow(2).sum(-1).mean(1)
 
 
@@ -319,7 +319,7 @@ def from_arrays(A, b, link: Link = SQUARE, dtype=torch.float64, device="cpu") ->
 def gaussian_agents(N: int, rows: int, dim: int, generator: torch.Generator, *, link: Link = SQUARE,
                     label_noise: float = 0.0, isotropic: bool = False, dtype=torch.float64, device="cpu",
                     noise_generator: torch.Generator | None = None) -> tuple[RegressionAgents, torch.Tensor]:
-    """One instance (B' = 1) of N agents with A^i [rows x dim] of i.i.d. N(0, 1) entries (spec 5.5), or with
+    """One instance (B' = 1) of N agents with A^i [rows x dim] of i.i.d. N(0, 1) entries (docs/papers/dutta2023.md §5.5), or with
     orthonormal columns (``isotropic``: A^{iT} A^i = I exactly), x° ~ N(0, I) and b^i = A^i x° + eps^i with
     eps^i ~ N(0, label_noise^2 I). Returns (agents, x°)."""
     N, rows, dim = (validate.integer(v, name, minimum=1) for name, v in (("N", N), ("rows", rows), ("dim", dim)))
@@ -397,7 +397,7 @@ def _redundancy_constants(rep, how_prefix: str = "") -> list[Constant]:
                  f"max over {rep.gap_subsets} subsets S of ||argmin_S - x*_H||; worst subset: the honest agents "
                  f"(0-based) except {list(rep.dropped)}"),
         Constant("redundancy_2f_stationarity", rep.stationarity, "exact",
-                 "max_i ||grad q^i(x*_H)|| / max_i ||grad q^i(0)|| (0 under 2f-redundancy, spec R2)"),
+                 "max_i ||grad q^i(x*_H)|| / max_i ||grad q^i(0)|| (0 under 2f-redundancy, docs/papers/dutta2023.md R2)"),
         Constant("redundancy_2f_min_eig", rep.min_eig, "exact" if exact else "upper bound",
                  "min over checked subsets of lambda_min(sum_S A^T A)/|S| / max_i lambda_max(A^{iT} A^i) (> 0: unique minimisers)"),
     ]

@@ -1,6 +1,6 @@
 """Federated mixed linear regression (su2022 eq. (1)), batched over replicates.
 
-The generative model (spec section 1.2, with phi = identity): client i has a hidden label
+The generative model (docs/papers/su2022.md §1.2, with phi = identity): client i has a hidden label
 z_i ~ Cat(p) and n_i points (x_ij, y_ij) with
 
     y_ij = <x_ij, theta*_{z_i}> + zeta_ij,    E[x x^T | z = j] = Sigma_j,    zeta ~ N(0, sigma^2),
@@ -240,12 +240,12 @@ class MixedRegression:
         return torch.as_tensor(eta, dtype=self.X.dtype, device=self.X.device) * self.client_curvature.amax(-1)
 
     def eta_for_gamma(self, gamma: float) -> torch.Tensor:
-        """The step eta [R] at which gamma takes the given value (spec 2.6: gamma = 0.5 / s)."""
+        """The step eta [R] at which gamma takes the given value (docs/papers/su2022.md §2.6: gamma = 0.5 / s)."""
         return gamma / self.client_curvature.amax(-1)
 
     @property
     def chi2(self) -> float:
-        """chi^2(n) = M sum_i n_i^2 / N^2 - 1 (spec 1.4)."""
+        """chi^2(n) = M sum_i n_i^2 / N^2 - 1 (docs/papers/su2022.md §1.4)."""
         n = self.sizes.to(torch.float64)
         return float(self.M * (n**2).sum() / n.sum() ** 2 - 1)
 
@@ -266,7 +266,7 @@ def pairwise_separation(theta: torch.Tensor) -> torch.Tensor:
 
 def planted_centres(R: int, k: int, d: int, Delta: float, generator: torch.Generator, *, rule: str = "random",
                     shift: float = 0.0, dtype=torch.float64, device="cpu") -> torch.Tensor:
-    """Centres ``[R, k, d]`` with minimum pairwise distance exactly ``Delta`` (spec 1.6).
+    """Centres ``[R, k, d]`` with minimum pairwise distance exactly ``Delta`` (docs/papers/su2022.md §1.6).
 
     ``random``: k i.i.d. N(0, I) directions normalised to unit length, then rescaled so that the
     minimum pairwise distance is Delta. ``orthogonal``: (Delta/sqrt 2) e_j in a random orthonormal
@@ -307,7 +307,7 @@ def planted_covariances(R: int, k: int, d: int, generator: torch.Generator, *, r
 def planted_model(R: int, k: int, d: int, generator: torch.Generator, *, Delta: float = 1.0, sigma: float = 0.1,
                   p=None, centres: str = "random", shift: float = 0.0, covariance: str = "identity", alpha: float = 0.5,
                   beta: float = 1.5, features: str = "gaussian", dtype=torch.float64, device="cpu") -> MixtureModel:
-    """The mixture model of spec 1.6 for R replicates (defaults: uniform p, Sigma_j = I, sigma = 0.1 Delta;
+    """The mixture model of docs/papers/su2022.md §1.6 for R replicates (defaults: uniform p, Sigma_j = I, sigma = 0.1 Delta;
     ``covariance="heterogeneous"``: diagonal Sigma_j with entries in [alpha, beta], both attained)."""
     sigma = validate.real(sigma, "sigma", minimum=0.0)
     require(features in FEATURES, "features", f"expected one of {FEATURES}, got {features!r}")
@@ -337,7 +337,7 @@ def largest_eigenvalues(A: torch.Tensor) -> torch.Tensor:
 
 def pareto_sizes(M: int, a: float, generator: torch.Generator, *, n_min: int = 2, scale: float = 3.0,
                  n_max: int = 500) -> torch.Tensor:
-    """Heavy-tailed client sizes n_i = min(n_min + floor(scale * Lomax(a)), n_max) (spec 1.6), ``[M]`` on CPU."""
+    """Heavy-tailed client sizes n_i = min(n_min + floor(scale * Lomax(a)), n_max) (docs/papers/su2022.md §1.6), ``[M]`` on CPU."""
     require(M >= 1, "M", f"must be >= 1, got {M}")
     require(a > 0, "a", f"the Pareto tail index must be > 0, got {a}")
     u = torch.rand(M, generator=generator, dtype=torch.float64, device=generator.device).cpu()
@@ -347,7 +347,7 @@ def pareto_sizes(M: int, a: float, generator: torch.Generator, *, n_min: int = 2
 
 def tiny_client_sizes(N: int, f: float, a: float, generator: torch.Generator, *, n_max: int = 500) -> torch.Tensor:
     """About ``N`` points with a fraction ``f`` of the data on clients holding 1 or 2 points and the
-    rest on Pareto(a) clients of at least 3 points (spec C31: the share on 1-2 point clients is f); ``[M]`` on CPU."""
+    rest on Pareto(a) clients of at least 3 points (Claim 31: the share on 1-2 point clients is f); ``[M]`` on CPU."""
     require(0 <= f < 1, "f", f"the data fraction on tiny clients must lie in [0, 1), got {f}")
     tiny_points = int(round(f * N))
     tiny = torch.tensor([1, 2], dtype=torch.long).repeat(tiny_points // 3 + 1)
@@ -358,7 +358,7 @@ def tiny_client_sizes(N: int, f: float, a: float, generator: torch.Generator, *,
 
 
 def effective_clients(sizes) -> float:
-    """M_eff = N^2 / sum_i n_i^2 (spec 1.4, [derived]: equals M / (chi^2(n) + 1)).
+    """M_eff = N^2 / sum_i n_i^2 (docs/papers/su2022.md §1.4, [derived]: equals M / (chi^2(n) + 1)).
 
     ``sizes``: a non-empty list of finite client sizes n_i >= 0, not all zero (else InputError).
     """

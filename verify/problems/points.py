@@ -1,4 +1,4 @@
-"""Point-clustering data with planted constants (werner2023 Assumptions 1-3, spec section 6.2).
+"""Point-clustering data with planted constants (werner2023 Assumptions 1-3, docs/papers/werner2023.md §6.2).
 
 K cluster means at pairwise distance exactly Delta: mu_k = (Delta/sqrt 2) e_k (needs d >= K).
 Points z = mu_k + xi with xi ~ N(0, (sigma^2/d) I), so E||xi||^2 = sigma^2 exactly (total variance,

@@ -106,7 +106,7 @@ class Example3(ClientProblem):
     f_1 = x^2/2, f_2 = (x - 1/2)^2/2, f_3 = E (x - xi)^2/2 = (x - 1/2)^2/2 + 1/8.
     True clusters {1} and {2, 3}. A batch of size B averages B independent draws of xi, i.e.
     g_3 = x - Binomial(B, 1/2)/B (variance 1/(4B), Lemma 7). ``batch_size`` may be a ``[R]`` tensor.
-    The FedAvg optimum of (1) solves x + 2(x - 1/2) = 0: x* = 1/3 (the paper says 1/4, spec A13).
+    The FedAvg optimum of (1) solves x + 2(x - 1/2) = 0: x* = 1/3 (the paper says 1/4, docs/papers/werner2023.md A13).
     """
 
     name: str = "werner2023 Example 3"

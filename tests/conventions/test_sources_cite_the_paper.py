@@ -1,0 +1,41 @@
+"""The code cites what a reader of this repository holds: the paper's own numbering and docs/papers/<key>.md.
+
+Our notes outside the repository ("Spec 6.2 check 9", "../shared/spec/werner2023.md", "spec 2.5") and the project's
+issue numbers ("(issue 17)") mean nothing to a reader of the code; every source file of the four packages is scanned.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("verify", "analytic", "counterexamples", "reports")
+FORBIDDEN = re.compile(r"\b[Ii]ssues? \d+|\bSpec\b|shared/spec|\b[Ss]pec[- ](?:sections? |§ ?|C\d|R\d|E\d|\d)")
+#: identifiers that merely contain the word: CheckSpec, figspec, find_spec, a variable ``spec``
+ALLOWED = re.compile(r"CheckSpec|figspec|find_spec|spec_from|\bspec\s*[=:.,)\]]|\bspec in\b")
+
+
+def offending_lines(text: str) -> list[tuple[int, str]]:
+    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1)
+            if FORBIDDEN.search(ALLOWED.sub("", line))]
+
+
+def test_no_source_cites_notes_outside_the_repository():
+    bad = [f"{path.relative_to(ROOT)}:{i}: {line[:120]}"
+           for pkg in PACKAGES for path in sorted((ROOT / pkg).rglob("*")) if path.suffix in (".py", ".c", ".cpp")
+           for i, line in offending_lines(path.read_text())]
+    assert not bad, "cite the paper or docs/papers/<key>.md instead:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("line", ["Control (issue 17): the mean", "Spec: ../shared/spec/su2022.md sections 3",
+                                  '"""Spec C16: problem (11)', "A1-A6 of spec 2.5", "(spec section 4.1)"])
+def test_the_scan_sees_a_reference_to_our_notes(line):
+    assert offending_lines(line)
+
+
+@pytest.mark.parametrize("line", ["spec = registry.get(cid)", "from verify import figspec", "def f(spec: CheckSpec):",
+                                  "docs/papers/su2022.md §3, Claim 16", "the spectrum of P_i", "for spec in specs:"])
+def test_the_scan_passes_code_and_our_own_citations(line):
+    assert not offending_lines(line)
