@@ -193,6 +193,7 @@ def validate_document(doc, path: Path | str, *, check_id: str, seed: int | None 
         _free_form(doc.get("run_config", {}), "run_config")
         if "point" in doc:
             _check_point(doc["point"], seed, key, grid_key)
+        _check_result(doc.get("result"), check_id)
         if fmt >= 2:
             name = doc.get("arrays")
             _need(name is None or (isinstance(name, str) and ARRAYS_PATTERN.fullmatch(name) is not None
@@ -200,7 +201,6 @@ def validate_document(doc, path: Path | str, *, check_id: str, seed: int | None 
                   f"expected null or this file's arrays file name, got {str(name)[:60]!r}")
         else:
             _need("arrays" not in doc, "arrays", "format 1 has no arrays field")
-        _check_result(doc.get("result"), check_id)
     except _Bad as exc:
         raise UnreadableResult(path, str(exc)) from None
     return doc
