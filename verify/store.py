@@ -124,6 +124,12 @@ class ResultStore:
         """Where :meth:`save` writes the point's JSON."""
         return Path(f"{self._stem(check_id, seed, grid)}.json")
 
+    def npz_path(self, check_id: str, seed: int | None = None, grid: dict | None = None) -> Path | None:
+        """The arrays file of the stored point (its JSON names it), None when nothing or no arrays are stored."""
+        jp = self.find(check_id, seed, grid)
+        name = self._current_arrays(jp) if jp is not None else None
+        return jp.parent / name if name else None
+
     def _expected(self, jp: Path) -> tuple[str, int | None, str | None]:
         """(check id, seed, grid key) that the file ``jp`` must hold (seed None: a top-level file)."""
         if jp.parent == self.root:
