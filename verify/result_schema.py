@@ -35,6 +35,7 @@ TEXT_FIELDS = ("id", "paper", "title", "kind", "verdict", "expected", "explanati
 DICT_FIELDS = ("observed", "predicted", "fit", "env", "figure", "paper_info", "control", "margin", "power")
 CLAIM_FIELDS = ("text", "latex", "source", "typst")
 ASSUMPTION_FIELDS = {"name": str, "held": bool, "value": (int, float, type(None)), "label": str, "detail": str}
+_TYPE_WORDS = {str: "a string", bool: "a boolean"}
 FINDING_FIELDS = ("summary", "kind", *ERRATUM_FIELDS)
 RESULT_FIELDS = (*TEXT_FIELDS, *DICT_FIELDS, "claim", "assumptions", "finding", "array_names")
 DOCUMENT_FIELDS = ("format", "run_config", "result", "point", "arrays")
@@ -151,8 +152,7 @@ def _check_assumptions(items) -> None:
         for k, t in ASSUMPTION_FIELDS.items():
             if k in a:
                 ok = isinstance(a[k], t) and (t is bool or not isinstance(a[k], bool))
-                _need(ok, f"{where}.{k}", f"expected {'a boolean' if t is bool else 'a string' if t is str else 'a number or null'}"
-                                          f", got {_type_name(a[k])}")
+                _need(ok, f"{where}.{k}", f"expected {_TYPE_WORDS.get(t, 'a number or null')}, got {_type_name(a[k])}")
 
 
 def _check_finding(f) -> None:

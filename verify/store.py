@@ -50,10 +50,9 @@ import numpy as np
 
 from analytic.errors import InputError
 from verify.result import Result, check_sort_key
-from verify.result_schema import (FORMAT, ID_PATTERN, REQUIRED, UnreadableResult, safe_id,  # noqa: F401 - re-exported
-                                  validate_document)
-from verify.store_files import (atomic_write, canonical_grid, grid_key, legacy_point_name,  # noqa: F401 - re-exported
-                                parse_point_file, point_name, storage_error)
+from verify.result_schema import FORMAT, ID_PATTERN, UnreadableResult, safe_id, validate_document
+from verify.store_files import (atomic_write, canonical_grid, grid_key, legacy_point_name, parse_point_file,
+                                point_name, storage_error)
 
 SWEEP_DIR = "sweep"
 #: how often a reader reads a JSON again when its arrays were replaced under it
@@ -189,7 +188,8 @@ class ResultStore:
                     raise UnreadableResult(jp, f"its arrays file {name} is missing") from None
         names = doc["result"].get("array_names")
         if names is not None and sorted(names) != sorted(arrays):
-            raise UnreadableResult(jp, f"it names the arrays {sorted(names)[:5]}, its arrays file holds {sorted(arrays)[:5]}")
+            raise UnreadableResult(jp, f"it names the arrays {sorted(names)[:5]}, its arrays file holds "
+                                       f"{sorted(arrays)[:5]}")
         try:
             return doc, Result.from_dict(doc["result"], arrays)
         except Exception as exc:  # noqa: BLE001 - what the schema cannot see: the Result refuses its fields

@@ -92,7 +92,8 @@ def test_files_of_the_previous_layout_stay_readable(tmp_path):
     grid = {"m": 5}
     old = tmp_path / SWEEP_DIR / CHEAP / f"s3.g{grid_key(grid)}.json"  # a grid point under its hash alone
     legacy_save(old, make_result(7, seed=3), {"seed": 3}, {"seed": 3, "grid": grid})
-    assert st.load(CHEAP, seed=3, grid=grid).arrays["trace"][0] == 7.0 and st.is_done(CHEAP, {"seed": 3}, seed=3, grid=grid)
+    assert st.load(CHEAP, seed=3, grid=grid).arrays["trace"][0] == 7.0
+    assert st.is_done(CHEAP, {"seed": 3}, seed=3, grid=grid)
     assert [(s, g) for s, g, _ in st.load_points(CHEAP)[0]] == [(3, grid)]
     st.save(make_result(8, seed=3), {"seed": 3}, seed=3, grid=grid)  # rewritten under the readable name
     assert not old.exists() and not old.with_suffix(".npz").exists()
