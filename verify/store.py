@@ -94,6 +94,15 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:200]
 
 
+def _seed(seed) -> int:
+    """A point's root seed: an integer >= 0 (None: 0), else InputError naming ``seed``."""
+    if seed is None:
+        return 0
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError("seed", f"expected an integer >= 0, got {seed!r:.40}")
+    return int(seed)
+
+
 def _stored_seed(doc: dict) -> int:
     """The root seed a validated document was run with: its point's, else its run's, else 0."""
     if "point" in doc:
@@ -114,7 +123,7 @@ class ResultStore:
     # -- names ---------------------------------------------------------------------------------------
     def _stem(self, check_id: str, seed: int | None, grid: dict | None) -> Path:
         safe_id(check_id)
-        seed = 0 if seed is None else int(seed)
+        seed = _seed(seed)
         if seed == 0 and not grid:
             return self.root / check_id
         return self.root / SWEEP_DIR / check_id / point_name(seed, grid)
@@ -140,12 +149,12 @@ class ResultStore:
         """The JSON file holding the point, or None. Seed None without a grid: the top-level file as it is."""
         top = self.root / f"{safe_id(check_id)}.json"
         if grid:
-            seed = 0 if seed is None else int(seed)
+            seed = _seed(seed)
             legacy = self.root / SWEEP_DIR / check_id / f"{legacy_point_name(seed, grid)}.json"
             return next((p for p in (self.json_path(check_id, seed, grid), legacy) if p.exists()), None)
         if seed is None:
             return top if top.exists() else None
-        seed = int(seed)
+        seed = _seed(seed)
         if seed != 0 and self.json_path(check_id, seed).exists():
             return self.json_path(check_id, seed)
         if not top.exists():
@@ -233,7 +242,7 @@ class ResultStore:
         """Store ``result`` at its point: new arrays under a new name, then the JSON naming them moved over
         the old JSON (the switch), then the old arrays removed, all under the point's exclusive lock. A save
         cut off anywhere leaves the old Result whole; the next save of the point removes what it left."""
-        seed = 0 if seed is None else int(seed)
+        seed = _seed(seed)
         grid = canonical_grid(grid)
         jp = self.json_path(result.id, seed, grid)  # validates the id before any path is used
         try:

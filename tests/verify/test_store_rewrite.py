@@ -246,3 +246,12 @@ def test_files_honour_the_umask(tmp_path, umask):
     files = [st.json_path(CID), *tmp_path.glob("*.npz"), tmp_path / "report.pdf"]
     assert len(files) == 3
     assert {oct(p.stat().st_mode & 0o777) for p in files} == {oct(0o666 & ~umask)}
+
+
+@pytest.mark.parametrize("seed", [-1, True, 1.5, "3"])
+def test_a_seed_that_is_not_a_whole_number_is_refused(tmp_path, seed):
+    with pytest.raises(InputError) as info:
+        ResultStore(tmp_path / "results").save(make_result(), {}, seed=seed)
+    assert info.value.param == "seed" and not (tmp_path / "results").exists()
+    with pytest.raises(InputError):
+        ResultStore(tmp_path / "results").load(CID, seed=seed)
