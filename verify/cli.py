@@ -394,7 +394,9 @@ def cmd_show(args) -> int:
         how = f"fedverify run {args.id}" + (f" --seed {args.seed}" if args.seed else "")
         if grid:
             how = f"fedverify sweep {args.id} --seeds {args.seed or 0} " + " ".join(f"--grid {g}" for g in args.grid)
-        raise InputError("ID", f"{exc.message}; run '{how}' first") from None
+        stored = store.point_labels(args.id)
+        there = f" (stored: {', '.join(stored[:6])}{', ...' if len(stored) > 6 else ''})" if stored else ""
+        raise InputError("ID", f"{exc.message}{there}; run '{how}' first") from None
     if args.json:
         if args.json != "-":
             output_file(args.json, "--json")

@@ -328,6 +328,16 @@ class ResultStore:
         files = [p for p in d.iterdir() if parse_point_file(p.name)] if d.is_dir() else []
         return sorted(files, key=lambda p: (not re.fullmatch(r"s\d+\.g[0-9a-f]{10}\.json", p.name), p.name))
 
+    def point_labels(self, check_id: str) -> list[str]:
+        """What is stored for a check, from file names alone: ``seed 0``, ``seed 3``, ``seed 3 clients=200``."""
+        labels = ["seed 0"] if (self.root / f"{safe_id(check_id)}.json").exists() else []
+        for p in self._point_files(check_id):
+            seed, _ = parse_point_file(p.name)
+            readable = p.name[len(f"s{seed}"): -len(".json")].rpartition(".g")[0].lstrip(".")
+            grid = f" {readable}" if readable else " (a grid point)" if ".g" in p.name else ""
+            labels.append(f"seed {seed}{grid}")
+        return list(dict.fromkeys(labels))
+
     def swept_ids(self) -> list[str]:
         """Check ids with at least one sweep point stored (beyond the top-level file)."""
         d = self.root / SWEEP_DIR

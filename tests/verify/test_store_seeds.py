@@ -43,7 +43,7 @@ def test_run_seed_1_is_stored_beside_seed_0_and_show_reads_both(tmp_path, capsys
     assert "(stored; --force reruns)" in capsys.readouterr().out
     assert cli.main(["show", CHEAP, "--seed", "5", "--results", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "at seed 5" in err and f"run '{'fedverify run'} {CHEAP} --seed 5'" in err
+    assert err.count("\n") == 0 and "at seed 5" in err and "(stored: seed 0, seed 1)" in err and f"run '{'fedverify run'} {CHEAP} --seed 5'" in err
 
 
 def test_results_csv_has_one_row_per_stored_result_of_a_sweep(tmp_path, capsys, one_thread):
