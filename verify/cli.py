@@ -1,12 +1,13 @@
-"""The ``fedverify`` command: list, run, show; other subcommands (report, demo, privacy, constants)
+"""The ``fedverify`` command: list, run, show, results (verify/cli_results.py); other subcommands (report, demo, privacy, constants)
 come from the entry-point group ``fedverify.commands``, each a module with ``add_parser(subparsers)``
 and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each library parameter name).
 
 ``--import MODULE`` (anywhere on the line, repeatable) and ``FEDVERIFY_CHECKS=mod1,mod2`` import
 check modules that are not installed as plugins (verify/registry.py).
 
-Exit codes: 0 success; 1 the toolkit itself failed (a check raised) or, with ``--strict``, a
-verdict differs from its ``expected``; 2 bad input (one line naming the parameter); 130 interrupted.
+Exit codes: 0 success; 1 the toolkit itself failed (a check raised), the disk is full (one line naming
+the directory; what was stored stays intact) or, with ``--strict``, a verdict differs from its
+``expected``; 2 bad input (one line naming the parameter); 130 interrupted.
 """
 from __future__ import annotations
 
