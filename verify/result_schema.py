@@ -14,10 +14,11 @@ most 64 characters (:func:`safe_id`): the store builds file names from ids, so a
 from __future__ import annotations
 
 import re
+from dataclasses import MISSING, fields
 from pathlib import Path
 
 from analytic.errors import InputError
-from verify.result import ERRATUM_FIELDS, FINDING_KINDS, KINDS, Verdict
+from verify.result import ERRATUM_FIELDS, FINDING_KINDS, KINDS, Result, Verdict
 
 #: the format this version writes (2: the JSON names its arrays file) and those it reads
 FORMAT = 2
@@ -31,13 +32,33 @@ ARRAYS_PATTERN = re.compile(r"[A-Za-z0-9_.,=+\-\[\]]+\.a[0-9a-f]{8}\.npz")
 VERDICTS = tuple(v.value for v in Verdict)
 #: the fields of a stored Result and their JSON types (``REQUIRED`` must be there; the others have defaults)
 REQUIRED = ("id", "paper", "title", "claim", "kind", "verdict", "expected")
-TEXT_FIELDS = ("id", "paper", "title", "kind", "verdict", "expected", "explanation", "tightness")
-DICT_FIELDS = ("observed", "predicted", "fit", "env", "figure", "paper_info", "control", "margin", "power")
+#: the Result's fields by JSON type, read from the dataclass (so that a field added to Result is known here):
+#: text fields, free-form objects (dict fields) and the fields with their own rules below
+_OWN_RULES = ("claim", "assumptions", "finding", "verdict", "expected", "arrays")
+TEXT_FIELDS = ("verdict", "expected", *(f.name for f in fields(Result) if f.type in ("str", str)))
+DICT_FIELDS = tuple(f.name for f in fields(Result) if f.name not in _OWN_RULES and f.default_factory is dict)
 CLAIM_FIELDS = ("text", "latex", "source", "typst")
 ASSUMPTION_FIELDS = {"name": str, "held": bool, "value": (int, float, type(None)), "label": str, "detail": str}
 _TYPE_WORDS = {str: "a string", bool: "a boolean"}
 FINDING_FIELDS = ("summary", "kind", *ERRATUM_FIELDS)
-RESULT_FIELDS = (*TEXT_FIELDS, *DICT_FIELDS, "claim", "assumptions", "finding", "array_names")
+RESULT_FIELDS = (*(f.name for f in fields(Result) if f.name != "arrays"), "array_names")
+
+
+def other_fields(cls) -> dict:
+    """Fields of the dataclass ``cls`` beyond the ones with rules here, each with the JSON type of its
+    default (a list, a number, a boolean): what a field added to Result must hold in a stored file."""
+    out = {}
+    for f in fields(cls):
+        if f.name in (*_OWN_RULES, *TEXT_FIELDS, *DICT_FIELDS):
+            continue
+        if f.default_factory is list:
+            out[f.name] = list
+        elif f.default is not MISSING and f.default is not None:
+            out[f.name] = type(f.default)
+    return out
+
+
+OTHER_FIELDS = other_fields(Result)
 DOCUMENT_FIELDS = ("format", "run_config", "result", "point", "arrays")
 
 
@@ -124,6 +145,11 @@ def _check_result(r, check_id: str) -> None:
             _free_form(r[k], f"result.{k}")
     for k in ("margin", "power"):
         _text(r.get(k, {}), "text", f"result.{k}")
+    for k, t in OTHER_FIELDS.items():
+        if k in r:
+            _need(isinstance(r[k], t) and (t is bool or not isinstance(r[k], bool)), f"result.{k}",
+                  f"expected {t.__name__}, got {_type_name(r[k])}")
+            _need(_depth(r[k]) <= MAX_DEPTH, f"result.{k}", f"nested deeper than {MAX_DEPTH}")
     for k in ("seed", "replicates"):
         if r.get("env", {}).get(k) is not None:
             _need(isinstance(r["env"][k], int) and not isinstance(r["env"][k], bool), f"result.env.{k}",

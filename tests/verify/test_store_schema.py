@@ -166,3 +166,19 @@ def test_fuzzed_stored_files_never_crash_a_reader(tmp_path_factory, capsys, fiel
     _set(doc, field, value if value is _DELETE else copy.deepcopy(value))
     path.write_text(json.dumps(doc, allow_nan=True))
     readers_survive(root, capsys, path)
+
+
+def test_a_field_added_to_result_is_typed_by_its_default():
+    from dataclasses import dataclass, field
+
+    from verify.result_schema import DICT_FIELDS, other_fields
+
+    @dataclass
+    class Grown(Result):
+        undecided: list = field(default_factory=list)
+        atoms: int = 0
+        exact: bool = False
+
+    assert other_fields(Result) == {}  # every field of today's Result has its own rule
+    assert other_fields(Grown) == {"undecided": list, "atoms": int, "exact": bool}
+    assert "observed" in DICT_FIELDS and "margin" in DICT_FIELDS
