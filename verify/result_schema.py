@@ -18,7 +18,7 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 
 from analytic.errors import InputError
-from verify.result import ERRATUM_FIELDS, FINDING_KINDS, KINDS, Result, Verdict
+from verify.result import FINDING_KINDS, KINDS, Assumption, Claim, Finding, Result, Verdict
 
 #: the format this version writes (2: the JSON names its arrays file) and those it reads
 FORMAT = 2
@@ -37,10 +37,12 @@ REQUIRED = ("id", "paper", "title", "claim", "kind", "verdict", "expected")
 _OWN_RULES = ("claim", "assumptions", "finding", "verdict", "expected", "arrays")
 TEXT_FIELDS = ("verdict", "expected", *(f.name for f in fields(Result) if f.type in ("str", str)))
 DICT_FIELDS = tuple(f.name for f in fields(Result) if f.name not in _OWN_RULES and f.default_factory is dict)
-CLAIM_FIELDS = ("text", "latex", "source", "typst")
-ASSUMPTION_FIELDS = {"name": str, "held": bool, "value": (int, float, type(None)), "label": str, "detail": str}
+CLAIM_FIELDS = tuple(f.name for f in fields(Claim))  # all text
+#: an assumption's fields and JSON types: ``value`` a number or null, the others those of their defaults
+ASSUMPTION_FIELDS = {f.name: (int, float, type(None)) if f.name == "value" else bool if f.name == "held" else str
+                     for f in fields(Assumption)}
 _TYPE_WORDS = {str: "a string", bool: "a boolean"}
-FINDING_FIELDS = ("summary", "kind", *ERRATUM_FIELDS)
+FINDING_FIELDS = tuple(f.name for f in fields(Finding))  # all text
 RESULT_FIELDS = (*(f.name for f in fields(Result) if f.name != "arrays"), "array_names")
 
 
