@@ -1,6 +1,6 @@
-"""The ``fedverify`` command: list, run, show, results (verify/cli_results.py); other subcommands (report, demo, privacy, constants)
-come from the entry-point group ``fedverify.commands``, each a module with ``add_parser(subparsers)``
-and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each library parameter name).
+"""The ``fedverify`` command: list, run, show, results (verify/cli_results.py); other subcommands
+(report, demo, privacy, constants) come from the entry-point group ``fedverify.commands``, each a module
+with ``add_parser(subparsers)`` and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each library parameter name).
 
 ``--import MODULE`` (anywhere on the line, repeatable) and ``FEDVERIFY_CHECKS=mod1,mod2`` import
 check modules that are not installed as plugins (verify/registry.py).
@@ -22,9 +22,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from analytic.errors import InputError
+from verify import cli_results
 from verify.cli_args import (OneLineParser, add_json_option, fail, int_type, output_file, readable_dir, write_json,
                              writable_dir)
-from verify import cli_results
 from verify.choices import DEVICES, FIDELITIES
 
 PROG = "fedverify"
