@@ -1,6 +1,7 @@
 """The ``fedverify`` command: list, run, show, results (verify/cli_results.py); other subcommands
 (report, demo, privacy, constants) come from the entry-point group ``fedverify.commands``, each a module
-with ``add_parser(subparsers)`` and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each library parameter name).
+with ``add_parser(subparsers)`` and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each
+library parameter name).
 
 ``--import MODULE`` (anywhere on the line, repeatable) and ``FEDVERIFY_CHECKS=mod1,mod2`` import
 check modules that are not installed as plugins (verify/registry.py).
