@@ -1,16 +1,19 @@
-"""The ``fedverify`` command: list, run, show; other subcommands (report, demo, privacy, constants)
-come from the entry-point group ``fedverify.commands``, each a module with ``add_parser(subparsers)``
-and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each library parameter name).
+"""The ``fedverify`` command: list, run, show, results (verify/cli_results.py); other subcommands
+(report, demo, privacy, constants) come from the entry-point group ``fedverify.commands``, each a module
+with ``add_parser(subparsers)`` and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each
+library parameter name).
 
 ``--import MODULE`` (anywhere on the line, repeatable) and ``FEDVERIFY_CHECKS=mod1,mod2`` import
 check modules that are not installed as plugins (verify/registry.py).
 
-Exit codes: 0 success; 1 the toolkit itself failed (a check raised) or, with ``--strict``, a
-verdict differs from its ``expected``; 2 bad input (one line naming the parameter); 130 interrupted.
+Exit codes: 0 success; 1 the toolkit itself failed (a check raised), the disk is full (one line naming
+the directory; what was stored stays intact) or, with ``--strict``, a verdict differs from its
+``expected``; 2 bad input (one line naming the parameter); 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import sys
@@ -20,6 +23,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from analytic.errors import InputError
+from verify import cli_results
 from verify.cli_args import (OneLineParser, add_json_option, fail, int_type, output_file, readable_dir, write_json,
                              writable_dir)
 from verify.choices import DEVICES, FIDELITIES
@@ -93,7 +97,12 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
     show = sub.add_parser("show", help="show one stored Result")
     show.add_argument("id", metavar="ID")
     show.add_argument("--results", default="results")
+    show.add_argument("--seed", type=int_type("--seed", 0), default=None,
+                      help="the Result of this root seed (default: the stored one of 'run', seed 0)")
+    show.add_argument("--grid", action="append", default=[], metavar="NAME=VALUE",
+                      help="the Result of this grid point of 'sweep --grid' (repeatable, one value each)")
     add_json_option(show, "the stored Result")
+    cli_results.add_parser(sub)
 
     for name, mod in (command_modules() if plugins is None else plugins).items():
         if command != "" and command != name and hasattr(mod, "HELP"):
@@ -150,7 +159,7 @@ def cmd_list(args) -> int:
 
 def _stored_strength(results: str) -> dict:
     """id -> the stored verdict, tightness, margin and power of every Result in ``results``."""
-    from verify.store import ResultStore, UnreadableResult
+    from verify.store import ResultStore
 
     readable_dir(results, "--results")
     out = {}
@@ -158,7 +167,7 @@ def _stored_strength(results: str) -> dict:
     for cid in store.ids():
         try:
             r = store.load(cid)
-        except UnreadableResult:
+        except InputError:  # unreadable (or gone since it was listed): `results` and `show` name it
             continue
         out[cid] = {"verdict": r.verdict.value, "tightness": r.tightness,
                     "margin": r.margin.get("text", ""), "power": r.power.get("text", "")}
@@ -247,9 +256,9 @@ def cmd_run(args) -> int:
                 bar.set_postfix_str(spec.id)
             check_config = spec.rerun_key(ctx)
             res = None
-            if not args.force and store.is_done(spec.id, check_config):
+            if not args.force and store.is_done(spec.id, check_config, seed=args.seed):
                 try:
-                    res = store.load(spec.id)
+                    res = store.load(spec.id, seed=args.seed)
                     say(f"  = {spec.id:<18} {res.verdict.value:<14} (stored; --force reruns)")
                 except UnreadableResult as exc:  # damaged since it was stored: run it again
                     say(f"  ~ {exc.param}: unreadable ({exc.reason}); running it again")
@@ -271,7 +280,7 @@ def cmd_run(args) -> int:
                     if bar:
                         bar.update(1)
                     continue
-                store.save(res, check_config)
+                store.save(res, check_config, seed=args.seed)  # seed 0 at the top-level file, others beside it
                 mark = "✓" if res.as_expected else "✗"
                 say(f"  {mark} {spec.id:<18} {res.verdict.value:<14} {res.tightness or '':<8} expected "
                     f"{res.expected.value:<14} {res.env.get('wall_time_s', 0):6.2f}s")
@@ -329,7 +338,7 @@ def _run_on_cluster(args, specs, store, workers: int) -> int:
     outcomes = []
     try:
         outcomes = run_points([Point(s.id, args.seed, {}) for s in specs], {s.id: s for s in specs}, settings=settings,
-                              store=store, force=args.force, workers=workers, top_level=True,
+                              store=store, force=args.force, workers=workers,
                               on_outcome=on_outcome, priority=priority, share_here=True)
     except KeyboardInterrupt:
         if bar:
@@ -356,9 +365,23 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def _show_grid(items: list[str]) -> dict:
+    """``show --grid m=50 --grid eta=0.1`` -> ``{"m": 50, "eta": 0.1}``, values read as ``sweep --grid`` reads
+    them (so the point is found under the same key); one value per name."""
+    if not items:
+        return {}
+    from verify.sweep import parse_grid
+
+    grid = parse_grid(items)
+    many = [k for k, v in grid.items() if len(v) != 1]
+    if many:
+        raise InputError("--grid", f"show reads one grid point: give {many[0]} one value")
+    return {k: v[0] for k, v in grid.items()}
+
+
 def cmd_show(args) -> int:
     from verify.result import ERRATUM_FIELDS
-    from verify.store import ResultStore
+    from verify.store import NotStored, ResultStore
 
     readable_dir(args.results, "--results")
     if args.id not in {e.id for e in _catalogue(args)}:  # unknown ids are bad input
@@ -366,9 +389,16 @@ def cmd_show(args) -> int:
 
         get(args.id)  # the same error, naming any check module that failed to import
     store = ResultStore(args.results)
-    if not store.json_path(args.id).exists():
-        raise InputError("ID", f"no stored result for {args.id} in {store.root}/; run 'fedverify run {args.id}' first")
-    r = store.load(args.id)  # an unreadable file: one line naming it (UnreadableResult), exit 2
+    grid = _show_grid(args.grid)
+    try:  # an unreadable file: one line naming it (UnreadableResult), exit 2
+        r = store.load(args.id, seed=args.seed, grid=grid)
+    except NotStored as exc:
+        how = f"fedverify run {args.id}" + (f" --seed {args.seed}" if args.seed else "")
+        if grid:
+            how = f"fedverify sweep {args.id} --seeds {args.seed or 0} " + " ".join(f"--grid {g}" for g in args.grid)
+        stored = store.point_labels(args.id)
+        there = f" (stored: {', '.join(stored[:6])}{', ...' if len(stored) > 6 else ''})" if stored else ""
+        raise InputError("ID", f"{exc.message}{there}; run '{how}' first") from None
     if args.json:
         if args.json != "-":
             output_file(args.json, "--json")
@@ -405,7 +435,7 @@ def cmd_show(args) -> int:
     return 0
 
 
-COMMANDS = {"list": cmd_list, "run": cmd_run, "show": cmd_show}
+COMMANDS = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "results": cli_results.run}
 
 
 def _pop_imports(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -454,6 +484,13 @@ def main(argv=None) -> int:
         return COMMANDS[args.command](args)
     except InputError as exc:
         return fail(prog, exc, flags)
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):  # one line naming where; what was stored is kept (exit 1)
+            print(f"{prog}: error: {exc.filename or 'the disk'}: {exc.strerror}", file=sys.stderr)
+            return 1
+        if exc.errno == errno.ENAMETOOLONG:
+            return fail(prog, InputError(str(exc.filename or "file name"), "too long for the file system"), flags)
+        raise
 
 
 if __name__ == "__main__":

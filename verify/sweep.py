@@ -291,20 +291,23 @@ def _worker_plugin():
 
 
 def run_points(points: list[Point], specs: dict, *, settings: dict, store: ResultStore, force: bool = False,
-               workers: int = 1, scheduler: str | None = None, imports: tuple = (), top_level: bool = False,
+               workers: int = 1, scheduler: str | None = None, imports: tuple = (),
                on_outcome: Callable[[Outcome], None] | None = None, priority: dict | None = None,
                share_here: bool = False) -> list[Outcome]:
     """Run every point not already stored under its rerun key; store each Result as it arrives.
 
-    ``top_level``: store at the check's top-level file whatever the seed (``fedverify run``), else at
-    the point (``fedverify sweep``). ``priority``: a number per check id (bigger starts first; the
-    stored wall time is a good one, so that long checks do not finish last). ``share_here`` (a local cluster
-    only): this process runs points too, beside ``workers - 1`` worker processes (it has imported the checks
-    already, so one worker's start is saved). Returns one
+    Each Result is stored at its point (seed 0 at the defaults: the check's top-level file, as ``fedverify
+    run`` stores it; any other point beside it, never over it: verify/store.py). ``priority``: a number per
+    check id (bigger starts first; the stored wall time is a good one, so that long checks do not finish
+    last). ``share_here`` (a local cluster only): this process runs points too, beside ``workers - 1`` worker
+    processes (it has imported the checks already, so one worker's start is saved). Returns one
     :class:`Outcome` per point, in the order of ``points``.
     """
     on_outcome = on_outcome or (lambda o: None)
-    where = (lambda p: {}) if top_level else (lambda p: {"seed": p.seed, "grid": p.grid})
+
+    def where(p: Point) -> dict:
+        return {"seed": p.seed, "grid": p.grid}
+
     base = {}  # the code hash is the costly part of a rerun key: once per check, the seed set per point
     outcomes: dict[tuple, Outcome] = {}
     todo: list[tuple[Point, dict]] = []

@@ -58,7 +58,7 @@ def test_run_stores_skips_and_writes_json(capsys, tmp_path):
     assert (res / f"{FAST}.json").stat().st_mtime_ns != stamp
     code, out, _ = run(capsys, "run", FAST, "--results", str(res), "--seed", "5")  # other settings: rerun
     assert "stored" not in out
-    code, out, _ = run(capsys, "show", FAST, "--results", str(res))
+    code, out, _ = run(capsys, "show", FAST, "--results", str(res), "--seed", "5")  # stored beside seed 0
     assert code == 0 and "violated" in out and "finding (erratum)" in out
     # the five fields a reviewer signs, and the command that reproduces this very run
     for field in ("paper says:", "correction:", "witness:", "second argument:", f"reproduce: fedverify run {FAST} --seed 5"):

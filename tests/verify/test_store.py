@@ -1,5 +1,3 @@
-import json
-
 import numpy as np
 import pytest
 
@@ -23,19 +21,23 @@ def test_roundtrip_with_arrays(tmp_path):
     assert st.ids() == [r.id] and st.is_done(r.id, {"seed": 0}) and not st.is_done(r.id, {"seed": 1})
 
 
-def test_cut_off_save_never_pairs_old_json_with_new_arrays(tmp_path, monkeypatch):
+def test_cut_off_save_keeps_the_old_result_whole(tmp_path, monkeypatch):
     st = ResultStore(tmp_path)
     st.save(make_result(arrays={"trace": np.zeros(3)}), {"seed": 0})
 
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(json, "dumps", boom)  # cut off after the new arrays, before the new JSON
-    with pytest.raises(KeyboardInterrupt):
-        st.save(make_result(arrays={"trace": np.ones(3)}), {"seed": 1})
-    assert not st.json_path("werner2023.c09").exists()  # so nothing claims to be complete
-    assert not st.is_done("werner2023.c09", {"seed": 0}) and not st.is_done("werner2023.c09", {"seed": 1})
+    with monkeypatch.context() as m:
+        m.setattr(np, "savez_compressed", lambda fh, **arrays: (fh.write(b"PK partial"), boom()))  # cut off mid-arrays
+        with pytest.raises(KeyboardInterrupt):
+            st.save(make_result(arrays={"trace": np.ones(3)}), {"seed": 1})
+    back = st.load("werner2023.c09")  # the old Result, with its own arrays
+    assert st.is_done("werner2023.c09", {"seed": 0}) and np.all(back.arrays["trace"] == 0)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    st.save(make_result(arrays={"trace": np.ones(3)}), {"seed": 1})
+    assert np.all(st.load("werner2023.c09").arrays["trace"] == 1)
+    assert len(list(tmp_path.glob("*.npz"))) == 1  # the old arrays went with the switch
 
 
 def test_corrupt_json_counts_as_not_done(tmp_path):

@@ -20,7 +20,7 @@ def test_seed_zero_without_grid_is_the_top_level_file(tmp_path):
     assert st.json_path("werner2023.c09", 0, {}) == st.json_path("werner2023.c09") == tmp_path / "werner2023.c09.json"
     assert st.json_path("werner2023.c09", 3) == tmp_path / SWEEP_DIR / "werner2023.c09" / "s3.json"
     g = st.json_path("werner2023.c09", 0, {"m": 50})
-    assert g.parent == tmp_path / SWEEP_DIR / "werner2023.c09" and g.name == f"s0.g{grid_key({'m': 50})}.json"
+    assert g.parent == tmp_path / SWEEP_DIR / "werner2023.c09" and g.name == f"s0.m=50.g{grid_key({'m': 50})}.json"
     st.save(make_result(tag=1), {"seed": 3}, seed=3)
     assert st.ids() == []  # sweep points are not top-level results
     assert st.is_done("werner2023.c09", {"seed": 3}, seed=3) and not st.is_done("werner2023.c09", {"seed": 3})
