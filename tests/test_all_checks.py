@@ -4,7 +4,8 @@ import pytest
 
 from verify.engine import Context
 from verify.registry import load_all
-from verify.testing import assert_cites_the_paper, assert_power_shown, assert_says_how_hard_it_was_tested, run_quick
+from verify.testing import (assert_cites_the_paper, assert_label_matches_finding, assert_power_shown,
+                            assert_says_how_hard_it_was_tested, run_quick)
 
 CHECKS = load_all()
 
@@ -20,6 +21,7 @@ def test_check_reaches_expected_verdict(check_id):
     assert res.paper_info.get("title"), f"{check_id}: its paper is not registered (register_paper)"
     res.to_json()  # serialisable
     assert_finding_complete(res)
+    assert_label_matches_finding(res)
 
 
 def assert_finding_complete(res):

@@ -281,6 +281,27 @@ def assert_cites_the_paper(result: Result, extra: dict | None = None) -> None:
     assert not hits, f"{result.id}: reader-facing text cites our spec, not the paper:\n  " + "\n  ".join(hits)
 
 
+#: A text that presents itself as an erratum: "Erratum ...", "an erratum", "errata confirmed" ("not an erratum" and
+#: "no erratum" are a remark saying what it is not).
+_CALLS_ITSELF_ERRATUM = re.compile(r"(?<!not an )(?<!not )(?<!no )\berrat(?:um|a)\b", re.IGNORECASE)
+
+
+def assert_label_matches_finding(result: Result) -> None:
+    """One label per finding, and it is right (DESIGN.md, "The Result"): an erratum (the printed statement is false)
+    has all five fields (:data:`verify.result.ERRATUM_FIELDS`); a remark or a discrepancy is not an error of the paper,
+    so none of its reader-facing texts (title, explanation, the finding's fields) presents itself as an erratum."""
+    f = result.finding
+    if f.kind == "erratum":
+        assert not f.missing(), f"{result.id}: an erratum without {f.missing()}"
+        return
+    texts = [("title", result.title), ("explanation", result.explanation), ("finding.summary", f.summary)]
+    texts += [(f"finding.{name}", getattr(f, name)) for name in ("paper_says", "correction", "witness",
+                                                                 "second_argument")]
+    hits = [f"{where}: ...{text[max(0, m.start() - 40): m.end() + 40]}..." for where, text in texts if text
+            for m in _CALLS_ITSELF_ERRATUM.finditer(str(text))]
+    assert not hits, f"{result.id}: a {f.kind} whose text calls itself an erratum:\n  " + "\n  ".join(hits)
+
+
 def _numbers(r: Result) -> str:
     """The measured and fitted numbers of a Result, as canonical JSON (NaN compares equal to NaN)."""
     d = r.to_dict()

@@ -75,3 +75,34 @@ def test_env_records_provenance_and_version_flag(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--version"])
     assert e.value.code == 0 and capsys.readouterr().out.startswith("fedverify ")
+
+
+# -- one label per finding ----------------------------------------------------------------------------------------
+def _labelled(kind, summary, **fields):
+    from verify.result import Claim, Finding, Result
+    return Result(id="synth2099.c01", paper="synth2099", title="Theorem 1", kind="bound", verdict="holds",
+                  expected="holds", claim=Claim("x <= 1", source="synth2099, Theorem 1"), explanation="x stays under 1.",
+                  finding=Finding(summary=summary, kind=kind, **fields))
+
+
+@pytest.mark.parametrize("summary", ["Erratum (section 5 against Theorem 4.1): the budgets exceed it.",
+                                     "Remark. The errata confirmed by the runs.", "This is an erratum of eq. (3)."])
+def test_a_remark_that_calls_itself_an_erratum_fails(summary):
+    from verify.testing import assert_label_matches_finding
+    with pytest.raises(AssertionError, match="calls itself an erratum"):
+        assert_label_matches_finding(_labelled("remark", summary))
+
+
+@pytest.mark.parametrize("summary", ["Remark (not an erratum): the paper never claims it.", "No erratum: eq. (3) holds."])
+def test_a_remark_that_says_what_it_is_not_passes(summary):
+    from verify.testing import assert_label_matches_finding
+    assert_label_matches_finding(_labelled("remark", summary))
+    assert_label_matches_finding(_labelled("discrepancy", summary))
+
+
+def test_an_erratum_needs_its_five_fields():
+    from verify.testing import assert_label_matches_finding
+    with pytest.raises(AssertionError, match="without"):
+        assert_label_matches_finding(_labelled("erratum", "Erratum: eq. (3) is false.", paper_says="eq. (3)"))
+    assert_label_matches_finding(_labelled("erratum", "Erratum: eq. (3) is false.", paper_says="eq. (3)",
+                                           correction="c", witness="w", second_argument="a", reproduce="r"))
