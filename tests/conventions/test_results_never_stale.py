@@ -57,7 +57,7 @@ def test_a_one_line_edit_reruns_exactly_the_results_that_can_reach_it(copy, tmp_
     edit_one_line(copy / "analytic" / "papers" / "werner2023.py", "sigma, Delta, n, beta, delta, tau =",
                   "sigma, Delta, n, beta, delta, tau = ")  # one character, in a module only werner's checks reach
     assert run(copy, res, *IDS) == {"werner2023.c15": "ran", "werner2023.c16": "ran", "allouah2025.c09": "stored"}
-    edit_one_line(copy / "verify" / "checks" / "allouah2025.py", "C9_TITLE =", "C9_TITLE  =")
+    edit_one_line(copy / "verify" / "checks" / "allouah2025" / "privacy.py", "C9_TITLE =", "C9_TITLE  =")
     assert run(copy, res, *IDS) == {"werner2023.c15": "stored", "werner2023.c16": "stored", "allouah2025.c09": "ran"}
     edit_one_line(copy / "verify" / "fit.py", "DEFAULT_LEVEL = 0.95", "DEFAULT_LEVEL = 0.95  # edited")  # every check
     assert run(copy, res, *IDS) == {i: "ran" for i in IDS}

@@ -6,7 +6,7 @@ Theorem 1 itself on a non-convex PL problem is dutta2023.c10 (exact gradients) a
 phi(r) = r^2 + 1.5 sin^2 r (non-convex: phi''(pi/2) = -1; PL with mu/L = 0.151 exactly) through its non-convex shell.
 This module tests what those checks cannot see from the gap alone: the proof's intermediate inequalities.
 
-The non-convex PL problem (dutta2023_theorem.nonconvex_instance): q^i(x) = phi(||x - x°||) for every agent, L = 5 and
+The non-convex PL problem (verify.checks.dutta2023.theorem.nonconvex_instance): q^i(x) = phi(||x - x°||) for every agent, L = 5 and
 mu = 0.7544 exact, 2f-redundancy by construction. The proof's inequalities (13) are statements about the honest local
 iterates of one round given the server model x_k; at k = 0 the model x_0 is deterministic and arbitrary (Theorem 1 allows
 any start), so testing them at deterministic points x_0 = x° + rho v, over radii rho that cross the non-convex shell,

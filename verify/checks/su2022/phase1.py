@@ -6,7 +6,7 @@ Theorem 1 (4)'s eps Delta with Phase 1 run as the listing prints it (re-test eve
 Elsewhere Phase 1 runs as the proof needs it (fresh clients S_t every iteration, Algorithm 3 for the
 subspace, fresh anchor points, the stop test), with the sign of beta_hat fixed by the first moment (E1;
 c17 ablates it) and anchors frozen once they stop (E6). Quick fidelity uses k = 2, d = 5, m = 10^4; full
-fidelity k = 3, d = 10 (su2022_common).
+fidelity k = 3, d = 10 (verify.checks.su2022.common).
 """
 from __future__ import annotations
 
