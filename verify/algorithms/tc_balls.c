@@ -464,3 +464,126 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
   free(zt), free(vp), free(M), free(sum), free(cnt), free(unk);
   return n_unsure;
 }
+
+/* g[i] = <v, z_i> for the N points of zr [N, d]: 4 points at a time (8 independent chains of 4-wide FMAs when
+ * d % 8 == 0), each summed over the coordinates in 8 interleaved lanes, then the lanes in order. */
+static void dots_1(const double *zr, int64_t N, int64_t d, const double *v, double *g) {
+  int64_t i = 0;
+  if (d % 8 == 0)
+    for (; i + 4 <= N; i += 4) {
+      const double *z0 = zr + i * d, *z1 = z0 + d, *z2 = z1 + d, *z3 = z2 + d;
+      v8d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+      for (int64_t j = 0; j < d; j += 8) {
+        v8d vv, x0, x1, x2, x3;
+        memcpy(&vv, v + j, 64), memcpy(&x0, z0 + j, 64), memcpy(&x1, z1 + j, 64), memcpy(&x2, z2 + j, 64);
+        memcpy(&x3, z3 + j, 64);
+        a0 += x0 * vv, a1 += x1 * vv, a2 += x2 * vv, a3 += x3 * vv;
+      }
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (int e = 0; e < 8; ++e) s0 += a0[e], s1 += a1[e], s2 += a2[e], s3 += a3[e];
+      g[i] = s0, g[i + 1] = s1, g[i + 2] = s2, g[i + 3] = s3;
+    }
+  for (; i < N; ++i) {
+    const double *zi = zr + i * d;
+    double s = 0.0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t j = 0; j < d; ++j) s += v[j] * zi[j];
+    g[i] = s;
+  }
+}
+
+/* A whole Threshold-Clustering run, `steps` steps of eq. (24) v_k <- v_k + (S_k - |S_k| v_k) / N, for each of the n
+ * rows of z [n, N, d] (centers v0 [n, K, d], radii tau [n, K]) while the row's points are in cache: they are read
+ * from memory once a run instead of once a step (verify/algorithms/threshold_clustering.py, run_c). Each step's ball
+ * of center k comes from the Gram identity with the rounding bound of tc_gram_balls (bound = cf (|v_k|^2 + max_i
+ * |z_i|^2) + 4 u tau_k^2): a pair within the bound of the sphere is not decided here, the row's status becomes 1 and
+ * the caller runs that row again by the step-by-step path (which rechecks such pairs by exact differences); so every
+ * ball of a row with status 0 is the exact-difference test's. The ball is skipped (kept) while the center stays
+ * within the slack of the point where it was last computed (the rule of the step cache, StepCache.stale_rows:
+ * moved (1 + cf) + cf tau < slack (1 - cf)); the in-ball sums are recomputed only when a ball changed, each
+ * coordinate summed in the points' order (masked_sum). strict: the test dist < tau (it decides like <= on every
+ * pair outside the bound). Outputs: v_out [n, K, d] the centers after the run, inside [n, K, N] the balls of the last
+ * step (those at its starting centers), status [n]. Returns the number of rows with status 1, -1 when out of
+ * memory. */
+int64_t tc_run(int64_t n, int64_t N, int64_t d, int64_t K, int64_t steps, const double *z, const double *v0,
+               const double *tau, double cf, double u, uint8_t *v_status, double *v_out, uint8_t *inside) {
+  const size_t dd = (size_t)(d > 0 ? d : 1), NN = (size_t)(N > 0 ? N : 1), KK = (size_t)(K > 0 ? K : 1);
+  double *zs = malloc(sizeof(double) * NN), *g = malloc(sizeof(double) * NN);
+  double *sum = malloc(sizeof(double) * KK * dd), *anc = malloc(sizeof(double) * KK * dd);
+  double *slack = malloc(sizeof(double) * KK), *cnt = malloc(sizeof(double) * KK);
+  uint8_t *ball = malloc(NN);
+  if (!zs || !g || !sum || !anc || !slack || !cnt || !ball) {
+    free(zs), free(g), free(sum), free(anc), free(slack), free(cnt), free(ball);
+    return -1;
+  }
+  int64_t bad = 0;
+  for (int64_t a = 0; a < n; ++a) {
+    const double *zr = z + a * N * d;
+    double *V = v_out + a * K * d;
+    uint8_t *in_a = inside + a * K * N;
+    memcpy(V, v0 + a * K * d, sizeof(double) * (size_t)(K * d));
+    double zm = -INFINITY;
+    for (int64_t i = 0; i < N; ++i) {
+      const double *zi = zr + i * d;
+      double s = 0.0;
+#pragma omp simd reduction(+ : s)
+      for (int64_t j = 0; j < d; ++j) s += zi[j] * zi[j];
+      zs[i] = s;
+      zm = s > zm || s != s ? s : zm;
+    }
+    int ok = N == 0 || zm < 1e280;
+    for (int64_t k = 0; k < K; ++k) slack[k] = -1.0; /* no ball yet */
+    for (int64_t st = 0; st < steps && ok; ++st) {
+      for (int64_t k = 0; k < K && ok; ++k) {
+        double *vk = V + k * d, *ak = anc + k * d, *sk = sum + k * d;
+        uint8_t *in = in_a + k * N;
+        const double tk = tau[a * K + k], t2 = tk * tk;
+        int keep = 0;
+        if (slack[k] > 0.0) {
+          double m2 = 0.0;
+          for (int64_t j = 0; j < d; ++j) m2 += (vk[j] - ak[j]) * (vk[j] - ak[j]);
+          keep = sqrt(m2) * (1.0 + cf) + cf * tk < slack[k] * (1.0 - cf);
+        }
+        if (!keep) {
+          double vsq = 0.0;
+          for (int64_t j = 0; j < d; ++j) vsq += vk[j] * vk[j];
+          if (!(vsq < 1e280)) {
+            ok = 0;
+            break;
+          }
+          const double c = vsq - t2, b = cf * (vsq + zm) + 4.0 * u * t2;
+          dots_1(zr, N, d, vk, g);
+          double lo = INFINITY;
+          int changed = st == 0, undecided = 0;
+          for (int64_t i = 0; i < N; ++i) {
+            const double m = (c + zs[i]) - 2.0 * g[i], am = fabs(m);
+            const uint8_t b_i = m <= 0.0;
+            undecided |= !(am > b);
+            changed |= b_i != in[i];
+            ball[i] = b_i;
+            lo = am < lo ? am : lo;
+          }
+          if (undecided) {
+            ok = 0;
+            break;
+          }
+          if (changed) {
+            memcpy(in, ball, (size_t)N);
+            int64_t ck = 0;
+            for (int64_t i = 0; i < N; ++i) ck += in[i];
+            masked_sum(zr, N, d, in, sk);
+            cnt[k] = (double)ck;
+          }
+          memcpy(ak, vk, sizeof(double) * (size_t)d);
+          const double gp = lo - b;
+          slack[k] = gp > 0.0 && gp < INFINITY ? sqrt(t2 + gp) - tk : (N == 0 ? INFINITY : 0.0);
+        }
+        for (int64_t j = 0; j < d; ++j) vk[j] = vk[j] + (sk[j] - cnt[k] * vk[j]) / (double)N;
+      }
+    }
+    v_status[a] = !ok;
+    bad += !ok;
+  }
+  free(zs), free(g), free(sum), free(anc), free(slack), free(cnt), free(ball);
+  return bad;
+}
