@@ -147,9 +147,10 @@ def whole_run(Z: torch.Tensor, V0: torch.Tensor, radius, steps: int, *, inclusiv
     are the exact-difference test's (the Gram identity with the rounding bound of :func:`gram_balls`; a replicate
     with a pair too near its sphere to decide so is run again step by step, :func:`threshold_step`, which rechecks
     such pairs by exact differences); a ball is recomputed only when the center leaves the slack of the point where
-    it was last computed (the rule of :class:`StepCache`), the in-ball sums only when a ball changed, each coordinate
-    summed in the points' order (tc_balls.c, masked_sum): the same balls as the step-by-step path and centers within
-    rounding (~1e-15 relative) of its bmm sums. None when it does not apply: the C library not built, not float64
+    it was last computed (the rule of :class:`StepCache`), an in-ball sum only when its ball changed: by the points
+    that entered (added) or left (subtracted), or afresh in the points' order (tc_balls.c, masked_sum) at the first
+    step and when more than N / 8 points moved. The same balls as the step-by-step path and centers within rounding
+    (~1e-15 relative) of its bmm sums. None when it does not apply: the C library not built, not float64
     CPU tensors, tau depending on the distances, points too large or not finite for the Gram identity, no step."""
     if (steps < 1 or Z.dim() != 3 or Z.device.type != "cpu" or Z.dtype != torch.float64 or V0.dtype != torch.float64
             or Z.requires_grad or V0.requires_grad or V0.device.type != "cpu"):
