@@ -310,9 +310,9 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
                 break
             root = nxt
     is_root = root == idx
-    # representatives whose intervals meet another's: sorted by score, prefix max of the upper ends and
-    # suffix min of the lower ends (non-representatives sit at +inf and meet nothing finite)
-    exact = _meets(np.where(is_root, score, np.inf), err) & is_root
+    # representatives whose intervals meet another's (non-representatives sit at +inf and meet nothing finite;
+    # without duplicates, the intervals found above)
+    exact = meet.copy() if is_root.all() else _meets(np.where(is_root, score, np.inf), err) & is_root
     if exact.any():
         K = int(exact.sum(1).max())
         rows = np.argsort(~exact, axis=1, kind="stable")[:, :K]  # [R, K], the flagged first
