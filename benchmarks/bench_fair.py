@@ -33,7 +33,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from analytic.papers.werner2023 import theory_radius  # noqa: E402
-from verify.algorithms.threshold_clustering import Radius, ball_membership, threshold_clustering, threshold_step  # noqa: E402
+from verify.algorithms.threshold_clustering import (  # noqa: E402
+    Radius, ball_membership, threshold_clustering, threshold_step)
 from verify.engine import Context  # noqa: E402
 
 
@@ -259,7 +260,8 @@ def bench_phase2_fair(device: str, repeat: int, R=16, M=5000, d=40, k=5, s=5) ->
     eta = fed.eta_for_gamma(0.5 / s)
     step = Phase2Round(fed, eta, s=s)
     Xn, yn, th, et, sizes = fed.X.numpy(), fed.y.numpy(), theta.numpy(), eta.numpy(), fed.sizes.numpy()
-    base = lambda: np.stack([phase2_round_fair(Xn[r], yn[r], sizes, th[r], float(et[r]), s) for r in range(R)])  # noqa: E731
+    base = lambda: np.stack([phase2_round_fair(Xn[r], yn[r], sizes, th[r], float(et[r]), s)  # noqa: E731
+                             for r in range(R)])
     return _records("su2022_phase2_round", {"R": R, "M": M, "N": int(fed.N), "d": d, "k": k, "s": s}, "planted",
                     lambda: step(theta)[0].numpy(),
                     {"fair-numpy": ("loop over replicates; labels, Gram matrices (segment sums) and the s local steps "
@@ -290,7 +292,8 @@ def main(argv=None) -> int:
             recs.append(rec)
             print(f"{rec['name']:<44} baseline {rec['baseline_s']:.4f}s  fedverify {rec['fedverify_s']:.4f}s  "
                   f"ratio {rec['ratio']:.2f}x (rounds: {min(rec['ratios']):.2f}-{max(rec['ratios']):.2f})  "
-                  f"balls changing {rec.get('balls_changing_mean', float('nan')):.2f}  load {rec['load_average'][0]:.1f}",
+                  f"balls changing {rec.get('balls_changing_mean', float('nan')):.2f}  "
+                  f"load {rec['load_average'][0]:.1f}",
                   flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(recs, indent=1))

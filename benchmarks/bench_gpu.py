@@ -7,9 +7,9 @@
 
 Every instance is drawn on the CPU and copied to the GPU, so both sides see the same numbers; a record is
 refused when the outputs disagree. The CPU side runs with torch's default threads (what a user gets); the
-GPU side is the best of ``repeat`` synchronised runs, the CPU side one run, each after a warm-up run. Without CUDA every benchmark returns a
-``skipped`` record (``python benchmarks/run.py`` then skips them); ``--device cpu --small`` runs the whole
-script on the CPU at small sizes, to test it on a machine without a GPU.
+GPU side is the best of ``repeat`` synchronised runs, the CPU side one run, each after a warm-up run. Without CUDA
+every benchmark returns a ``skipped`` record (``python benchmarks/run.py`` then skips them); ``--device cpu --small``
+runs the whole script on the CPU at small sizes, to test it on a machine without a GPU.
 
     python benchmarks/bench_gpu.py [--json FILE] [--repeat K] [--small] [--device cuda|cpu]
 """
@@ -83,7 +83,8 @@ def _compare(name, size, make, run, device, repeat, rtol=1e-9):
     return {"name": name, "size": size, "baseline": "cpu", "baseline_detail": f"the same code on this CPU "
             f"({torch.get_num_threads()} threads)", "baseline_s": cpu_s, "fedverify_s": dev_s, "ratio": cpu_s / dev_s,
             "device": str(device), "gpu": torch.cuda.get_device_name(0) if torch.device(device).type == "cuda" else None,
-            "dtype": "float64", "max_abs_difference": diff, "load_average": os.getloadavg(), "runs": {"cpu": 1, "device": repeat}, "warm_up": {"cpu": 1, "device": 1}}
+            "dtype": "float64", "max_abs_difference": diff, "load_average": os.getloadavg(),
+            "runs": {"cpu": 1, "device": repeat}, "warm_up": {"cpu": 1, "device": 1}}
 
 
 def bench_fc_round(N, device, repeat, R=1, d=64, K=4):
