@@ -290,7 +290,8 @@ def test_krum_scores_without_meeting_intervals_skip_the_tie_machinery(k_of):
     rechecked, the ranking exactly the exact-difference one, Multi-Krum bitwise the old version; k up to N - 1
     (the partial selection's edges)."""
     g = torch.Generator().manual_seed(34)
-    X = torch.randn(3, 40, 30, generator=g, dtype=torch.float64) * torch.linspace(0.5, 3.0, 40, dtype=torch.float64)[:, None]
+    scale = torch.linspace(0.5, 3.0, 40, dtype=torch.float64)[:, None]
+    X = torch.randn(3, 40, 30, generator=g, dtype=torch.float64) * scale
     k = k_of(40)
     with gram_always():
         score, exact = krum_scores(X, k)

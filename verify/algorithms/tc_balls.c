@@ -562,7 +562,8 @@ int64_t tc_run(int64_t n, int64_t N, int64_t d, int64_t K, int64_t steps, const 
                const double *tau, double cf, double u, uint8_t *v_status, double *v_out, uint8_t *inside) {
   const int64_t Kp = K > 1 ? (K + 3) / 4 * 4 : K;
   const size_t dd = (size_t)(d > 0 ? d : 1), NN = (size_t)(N > 0 ? N : 1), KK = (size_t)(Kp > 0 ? Kp : 1);
-  double *zs = malloc(sizeof(double) * NN), *g = malloc(sizeof(double) * NN * KK), *vp = calloc(KK * dd, sizeof(double));
+  double *zs = malloc(sizeof(double) * NN), *g = malloc(sizeof(double) * NN * KK);
+  double *vp = calloc(KK * dd, sizeof(double));
   double *sum = malloc(sizeof(double) * KK * dd), *anc = malloc(sizeof(double) * KK * dd);
   double *slack = malloc(sizeof(double) * KK), *cnt = malloc(sizeof(double) * KK);
   uint8_t *ball = calloc(NN, 1), *need = malloc(KK);

@@ -182,7 +182,8 @@ class RawClusteredRegression(ClientProblem):
     def loss(self, X: torch.Tensor) -> torch.Tensor:
         return self.loss_and_grad(X)[0]
 
-    def losses_and_member_sums(self, theta: torch.Tensor, sums: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def losses_and_member_sums(self, theta: torch.Tensor,
+                               sums: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
         """IFCA's round without the gradients it does not use: every client's loss at every cluster model, ``f
         [R, K, N]``, and per cluster the sum of its members' gradients at its model, ``S [R, K, d]``, S_k = sum_{i:
         j_i = k} A_i^T (A_i theta_k - y_i) / m with j_i = argmin_k f_i(theta_k) (ties to the smaller k, as
