@@ -7,9 +7,9 @@
 
 Every instance is drawn on the CPU and copied to the GPU, so both sides see the same numbers; a record is
 refused when the outputs disagree. The CPU side runs with torch's default threads (what a user gets); the
-GPU side is the best of ``repeat`` synchronised runs after a warm-up. Without CUDA every benchmark returns a
-``skipped`` record (``python benchmarks/run.py`` then skips them); ``--device cpu --small`` runs the whole
-script on the CPU at small sizes, to test it on a machine without a GPU.
+GPU side is the best of ``repeat`` synchronised runs, the CPU side one run, each after a warm-up run. Without CUDA
+every benchmark returns a ``skipped`` record (``python benchmarks/run.py`` then skips them); ``--device cpu --small``
+runs the whole script on the CPU at small sizes, to test it on a machine without a GPU.
 
     python benchmarks/bench_gpu.py [--json FILE] [--repeat K] [--small] [--device cuda|cpu]
 """
@@ -68,8 +68,10 @@ def _best(fn, repeat, device):
 
 
 def _compare(name, size, make, run, device, repeat, rtol=1e-9):
-    """``make() -> inputs`` on the CPU; ``run(inputs) -> tensor``; CPU once, device best of ``repeat``."""
+    """``make() -> inputs`` on the CPU; ``run(inputs) -> tensor``; each side after a warm-up run: the CPU once, the
+    device best of ``repeat``."""
     inputs = make()
+    run(inputs)  # warm-up of the CPU side too (allocator, first-call costs): a cold CPU run inflated the ratios
     cpu_s, ref = _best(lambda: run(inputs), 1, "cpu")
     dev_inputs = to_device(inputs, device)
     run(dev_inputs)  # warm-up: kernels, allocator
@@ -81,7 +83,8 @@ def _compare(name, size, make, run, device, repeat, rtol=1e-9):
     return {"name": name, "size": size, "baseline": "cpu", "baseline_detail": f"the same code on this CPU "
             f"({torch.get_num_threads()} threads)", "baseline_s": cpu_s, "fedverify_s": dev_s, "ratio": cpu_s / dev_s,
             "device": str(device), "gpu": torch.cuda.get_device_name(0) if torch.device(device).type == "cuda" else None,
-            "dtype": "float64", "max_abs_difference": diff, "load_average": os.getloadavg(), "runs": {"cpu": 1, "device": repeat}}
+            "dtype": "float64", "max_abs_difference": diff, "load_average": os.getloadavg(),
+            "runs": {"cpu": 1, "device": repeat}, "warm_up": {"cpu": 1, "device": 1}}
 
 
 def bench_fc_round(N, device, repeat, R=1, d=64, K=4):

@@ -66,8 +66,8 @@ def _instance(ctx: Context, R: int, N: int, d: int, K: int = 4):
     return prob, x
 
 
-def _round(prob, x):
-    v, _, _ = fc_round(prob, x, TAU, M)
+def _round(prob, x, tau: float = TAU):
+    v, _, _ = fc_round(prob, x, tau, M)
     return x - ETA * v
 
 

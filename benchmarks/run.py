@@ -3,7 +3,7 @@
     python benchmarks/run.py [--json FILE] [--device cpu|cuda|auto] [--only NAME] [--repeat K]
 
 Every module ``benchmarks/bench_*.py`` contributes a ``BENCHMARKS`` dict (name -> function
-``(device, repeat) -> record``). A record is ``{name, size, baseline_s, fedverify_s, ratio, device, ...}``;
+``(device, repeat) -> record``, or a list of records: bench_fair.py's, one per baseline). A record is ``{name, size, baseline_s, fedverify_s, ratio, device, ...}``;
 the ratio is baseline time / fedverify time on the same inputs, and each benchmark first checks that
 both give the same numbers (benchmarks/common.py). Times are the best of ``--repeat`` runs (the
 baseline runs once when it is slow; the record says how many runs each side had).
@@ -42,14 +42,17 @@ def main(argv=None) -> int:
     for name, fn in benchmarks.items():
         if args.only and name != args.only:
             continue
-        rec = fn(args.device, args.repeat)
-        if "skipped" in rec:  # e.g. the GPU benchmarks without CUDA, ByzFL's without byzfl
-            print(f"{name:<22} skipped: {rec['skipped']}")
+        got = fn(args.device, args.repeat)
+        for rec in got if isinstance(got, list) else [got]:  # bench_fair.py: one record per baseline
+            if "skipped" in rec:  # e.g. the GPU benchmarks without CUDA, ByzFL's without byzfl
+                print(f"{name:<22} skipped: {rec['skipped']}")
+                records.append(rec)
+                continue
+            rec["machine"] = {"cpu_threads": torch.get_num_threads(), "platform": platform.platform(),
+                              "torch": torch.__version__}
             records.append(rec)
-            continue
-        rec["machine"] = {"cpu_threads": torch.get_num_threads(), "platform": platform.platform(), "torch": torch.__version__}
-        records.append(rec)
-        print(f"{name:<22} size {rec['size']}  baseline {rec['baseline_s']:.3f}s  fedverify {rec['fedverify_s']:.4f}s  ratio {rec['ratio']:.0f}x")
+            print(f"{rec['name']:<22} size {rec['size']}  baseline {rec['baseline_s']:.3f}s  "
+                  f"fedverify {rec['fedverify_s']:.4f}s  ratio {rec['ratio']:.2f}x")
     if args.json:
         Path(args.json).write_text(json.dumps(records, indent=1))
     return 0

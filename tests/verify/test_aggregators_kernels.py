@@ -282,3 +282,22 @@ def test_trimmed_mean_by_selection_is_the_sorted_mean():
     X = torch.from_numpy(rng.standard_normal((2, 300, 5)))  # the default threshold takes this one
     assert classic._trimmed_mean_c(X, 60) is not None
     assert torch.allclose(trimmed_mean(X, 60), old_cwtm(X, 60), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("k_of", [lambda N: N - 5, lambda N: N - 1, lambda N: 3])
+def test_krum_scores_without_meeting_intervals_skip_the_tie_machinery(k_of):
+    """Spread inputs (no two Krum scores within their rounding intervals): the scores are the Gram ones, none
+    rechecked, the ranking exactly the exact-difference one, Multi-Krum bitwise the old version; k up to N - 1
+    (the partial selection's edges)."""
+    g = torch.Generator().manual_seed(34)
+    scale = torch.linspace(0.5, 3.0, 40, dtype=torch.float64)[:, None]
+    X = torch.randn(3, 40, 30, generator=g, dtype=torch.float64) * scale
+    k = k_of(40)
+    with gram_always():
+        score, exact = krum_scores(X, k)
+        assert not exact.any()
+        assert same(multi_krum(X, 5, neighbors=k), old_multikrum(X, 5, k=k))
+    ref = krum_scores_exact(X, k)
+    if k > 0:
+        assert torch.equal(score.argsort(dim=1, stable=True), ref.argsort(dim=1, stable=True))
+    torch.testing.assert_close(score, ref, rtol=1e-12, atol=1e-12 * float(ref.abs().max()))

@@ -338,3 +338,31 @@ def test_ifca_member_normalisation_departs_from_the_reference():
     tr = ifca(P, torch.tensor([REF_W0], dtype=DT), 0.1, 12, option="I", normalize="members", record_grads=False)
     assert ["".join(map(str, a)) for a in tr.assign[:, 0].tolist()] != REF_ASSIGN
     assert not torch.allclose(tr.theta[12, 0], torch.tensor(REF_THETA[12], dtype=DT), atol=1e-2)
+
+
+@pytest.mark.parametrize("normalize", ["all", "members"])
+def test_ifca_member_sums_path_is_the_general_path(normalize, monkeypatch):
+    """IFCA Option I on samples (RawClusteredRegression.losses_and_member_sums: every loss, each client's gradient
+    only at its assigned model, summed per cluster) returns the trace of the general path (all K gradients per
+    client, then the members' mean) within 1e-12: the same assignments, models and losses; also on the authors'
+    reference instance (its samples), the reference's assignments."""
+    from verify.problems.clustered_regression import RawClusteredRegression, planted_clustered_regression
+
+    g = torch.Generator().manual_seed(33)
+    prob = planted_clustered_regression(g, 3, 6, 3, 20, 7, separation=3.0, noise=0.1, representation="raw")
+    theta0 = torch.randn(3, 3, 20, generator=g, dtype=DT)
+    fast = ifca(prob, theta0, 0.3, 8, option="I", normalize=normalize, record_grads=False)
+    monkeypatch.delattr(RawClusteredRegression, "losses_and_member_sums")
+    slow = ifca(prob, theta0, 0.3, 8, option="I", normalize=normalize, record_grads=False)
+    monkeypatch.undo()
+    assert fast.grads is None and torch.equal(fast.assign, slow.assign)
+    assert fast.assign.unique(dim=-1).numel() > 1  # more than one cluster in use
+    for name in ("theta", "losses", "client_loss"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12 * float(b.abs().max()))
+    P, X, Y, _ = _reference_instance()  # the MSE (1/n)||Xw - y||^2 is our ||A w - y||^2 / (2n) with A = sqrt(2) X
+    raw = RawClusteredRegression((2 ** 0.5 * X)[None], (2 ** 0.5 * Y)[None], P.W, P.true_labels)
+    tr = ifca(raw, torch.tensor([REF_W0], dtype=DT), 0.1, 12, option="I", record_grads=False)
+    assert ["".join(map(str, a)) for a in tr.assign[:, 0].tolist()] == REF_ASSIGN
+    for t, theta in REF_THETA.items():
+        assert torch.allclose(tr.theta[t, 0], torch.tensor(theta, dtype=DT), rtol=0, atol=2e-6), t

@@ -339,7 +339,11 @@ def test_step_cache_skips_and_falls_back():
     Zinf[0, 5, 0] = float("inf")
     with _exact_only():
         ref, _ = threshold_clustering(Zinf, V0, radius, 4)
-    torch.testing.assert_close(threshold_clustering(Zinf, V0, radius, 4)[0], ref, rtol=0, atol=0, equal_nan=True)
+    got = threshold_clustering(Zinf, V0, radius, 4)[0]
+    # the replicate with the infinite point runs step by step (the exact test): bitwise; the others by the whole-run
+    # C call when it is built (tc_run: the same balls, in-ball sums in the points' order): within rounding
+    torch.testing.assert_close(got[0], ref[0], rtol=0, atol=0, equal_nan=True)
+    torch.testing.assert_close(got, ref, rtol=0, atol=1e-12 * float(Z.abs().max()), equal_nan=True)
 
 
 def test_c_balls_are_the_torch_balls():
@@ -410,3 +414,44 @@ def test_c_anchor_slacks_are_lower_bounds():
                 assert bool(far.all()) and bool(same.all())
                 checked += int(ok.sum())
     assert checked > 0
+
+
+@pytest.mark.parametrize("inclusive", [True, False])
+def test_whole_run_is_the_step_by_step_run(inclusive):
+    """tc_run (one C call a clustering, tc_balls.c) gives the balls of the last step bitwise and the centers within
+    1e-12 relative of the step-by-step path (threshold_step with its cache, FEDVERIFY_TC_C=0); a replicate with a pair
+    too near its sphere for the Gram identity (the lattice's points exactly at tau = 2) is run step by step instead,
+    so its centers are bitwise the step-by-step ones; K = 1 (an FC round's shape) and K > 1, per-row radii."""
+    from verify.algorithms import tc_c
+
+    if tc_c.build() is None or tc_c.library() is None:
+        pytest.skip("no C compiler")
+    g = torch.Generator().manual_seed(33)
+    cases = list(_tc_cases(g))
+    fc = 3.0 * torch.randn(5, 1, 1, 16, generator=g, dtype=torch.float64) + torch.randn(5, 1, 70, 16, generator=g,
+                                                                                          dtype=torch.float64)
+    fc = fc.reshape(5, 70, 16)
+    cases.append((fc, fc[:, :1].clone(), ReplicateRadius(torch.linspace(3.0, 5.0, 5, dtype=torch.float64), 1)))
+    cases.append((fc, fc[:, 3:4].clone(), 4.2))  # K = 1 at the bulk of the cloud: balls change for several steps
+    for n_case, (Z, V0, tau) in enumerate(cases):
+        radius = tau if hasattr(tau, "value") else tc_module.Radius.fixed(tau)
+        for steps in (1, 2, 7):
+            with _tc_c("0"):
+                assert tc_module.whole_run(Z, V0, radius, steps) is None  # the library off: not applicable
+                cache = tc_module.step_cache(Z, V0, radius)
+                V = V0
+                for _ in range(steps):
+                    V, ball = tc_module.threshold_step(Z, V, radius, inclusive=inclusive, want_inside=True, cache=cache)
+            got = tc_module.whole_run(Z, V0, radius, steps, inclusive=inclusive)
+            assert got is not None
+            assert torch.equal(got[1], ball)
+            if n_case == 0:  # the lattice: points exactly at tau, run step by step (and integer sums): bitwise
+                assert torch.equal(got[0], V)
+            torch.testing.assert_close(got[0], V, rtol=1e-12, atol=1e-12 * float(Z.abs().max()))
+            V_tc, _ = threshold_clustering(Z, V0, radius, steps, inclusive=inclusive)
+            assert torch.equal(V_tc, got[0])  # threshold_clustering takes the whole-run call
+    # not applicable: a quantile radius, float32, no step
+    Z, V0, _ = cases[1]
+    assert tc_module.whole_run(Z, V0, Radius.quantile(0.3), 3) is None
+    assert tc_module.whole_run(Z.float(), V0.float(), Radius.fixed(12.0), 3) is None
+    assert tc_module.whole_run(Z, V0, Radius.fixed(12.0), 0) is None

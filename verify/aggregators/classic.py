@@ -227,6 +227,21 @@ def _gram(X: torch.Tensor, Xn: np.ndarray) -> np.ndarray:
 KRUM_GRAM_MIN_TERMS = 0
 
 
+def _meets(key: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """Which intervals [key - err, key + err] (rows of ``[R, N]``) meet another of their row: sorted by key, the
+    prefix max of the upper ends and the suffix min of the lower ends (an entry at +inf meets nothing finite)."""
+    order = np.argsort(key, axis=1)
+    s_o, e_o = np.take_along_axis(key, order, 1), np.take_along_axis(err, order, 1)
+    up, low = s_o + e_o, s_o - e_o
+    prev_up = np.full_like(up, -np.inf)
+    prev_up[:, 1:] = np.maximum.accumulate(up[:, :-1], axis=1)
+    next_low = np.full_like(low, np.inf)
+    next_low[:, :-1] = np.minimum.accumulate(low[:, :0:-1], axis=1)[:, ::-1]
+    meets = np.zeros(key.shape, dtype=bool)
+    np.put_along_axis(meets, order, (low <= prev_up) | (up >= next_low), 1)
+    return meets
+
+
 def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Krum's scores ``[R, N]``, ranked exactly as :func:`krum_scores_exact` ranks them (bitwise the same
     order, ties by index), and a mask ``[R, N]`` of the rows whose score is the exact-difference one.
@@ -245,6 +260,10 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     * Two group representatives whose intervals [score~ - E, score~ + E] are disjoint are ordered the same
       way by both computations; each representative whose interval meets another's gets its
       exact-difference score (one batched cdist of those rows against all inputs).
+    * When no two intervals of a replicate's rows meet at all (the usual case) there are no duplicates (their
+      exact scores are equal, so their intervals would meet) and nothing to recheck: the search for duplicates
+      and the rechecks are skipped. A score~ sums the k + 1 smallest entries of its row, found by partial
+      selection (``np.partition``) instead of a sort.
 
     So every comparison the ranking makes agrees with the exact one, exact ties (duplicates) included.
     The approximate part runs in numpy (CPU float64; a few microseconds per operation where torch takes
@@ -263,14 +282,24 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     np.maximum(D, 0.0, out=D)
     ii = np.arange(N)
     D[:, ii, ii] = 0.0
-    E = gram_error_factor(d) * (nrm[:, :, None] + nrm[:, None, :])
-    score = np.sort(D, axis=-1)[:, :, 1:k + 1].sum(-1)
+    # the k + 1 smallest entries of each row by partial selection (O(N) a row): the zero on the diagonal and the k
+    # smallest others (a duplicate's zero in place of the diagonal's: the same values), summed in any order (E_i
+    # bounds any order)
+    score = (np.partition(D, k, axis=-1)[:, :, :k + 1] if k + 1 < N else D).sum(-1)
     if not np.isfinite(score).all():
         return krum_scores_exact(X, k), everything
-    err = E.sum(-1) + (2.0 * N * _EPS64) * np.abs(score)
-    # duplicates: the first j whose D~_ij is within E_ij (j = i at the latest), confirmed by exact comparison
-    root = (D <= E).argmax(-1)  # [R, N], first True (the diagonal always is)
+    gram_err = gram_error_factor(d) * (N * nrm + nrm.sum(-1, keepdims=True))  # sum_j E_ij, without E [R, N, N]
+    err = gram_err + (2.0 * N * _EPS64) * np.abs(score)
+    meet = _meets(score, err)
+    if not meet.any():  # no two intervals meet: no duplicates (theirs would), the ranking is exact
+        return torch.from_numpy(score), torch.zeros(R, N, dtype=torch.bool, device=X.device)
+    # duplicates, among the rows whose intervals meet another's (a duplicate's exact score is its original's): the
+    # first such j whose D~_ij is within E_ij (j = i at the latest), confirmed by exact comparison
     idx = np.broadcast_to(ii, (R, N))
+    root = idx.copy()
+    r_m, i_m = np.nonzero(meet)
+    E_m = gram_error_factor(d) * (nrm[r_m, i_m][:, None] + nrm[r_m])  # [M, N]
+    root[r_m, i_m] = ((D[r_m, i_m] <= E_m) & meet[r_m]).argmax(-1)  # first True (the diagonal always is)
     r_i, i_i = np.nonzero(root != idx)
     if r_i.size:
         differ = ~(Xn[r_i, i_i] == Xn[r_i, root[r_i, i_i]]).all(-1)
@@ -281,20 +310,9 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
                 break
             root = nxt
     is_root = root == idx
-    # representatives whose intervals meet another's: sorted by score, prefix max of the upper ends and
-    # suffix min of the lower ends (non-representatives sit at +inf and meet nothing finite)
-    key = np.where(is_root, score, np.inf)
-    order = np.argsort(key, axis=1)
-    s_o, e_o = np.take_along_axis(key, order, 1), np.take_along_axis(err, order, 1)
-    up, low = s_o + e_o, s_o - e_o
-    prev_up = np.full_like(up, -np.inf)
-    prev_up[:, 1:] = np.maximum.accumulate(up[:, :-1], axis=1)
-    next_low = np.full_like(low, np.inf)
-    next_low[:, :-1] = np.minimum.accumulate(low[:, :0:-1], axis=1)[:, ::-1]
-    meets_o = (low <= prev_up) | (up >= next_low)
-    exact = np.zeros_like(is_root)
-    np.put_along_axis(exact, order, meets_o, 1)
-    exact &= is_root
+    # representatives whose intervals meet another's (non-representatives sit at +inf and meet nothing finite;
+    # without duplicates, the intervals found above)
+    exact = meet.copy() if is_root.all() else _meets(np.where(is_root, score, np.inf), err) & is_root
     if exact.any():
         K = int(exact.sum(1).max())
         rows = np.argsort(~exact, axis=1, kind="stable")[:, :K]  # [R, K], the flagged first

@@ -25,6 +25,7 @@ from verify.algorithms.threshold_clustering import (
     step_cache,
     threshold_clustering,
     threshold_step,
+    whole_run,
 )
 from analytic.errors import InputError
 from verify.problems.base import ClientProblem, all_pairs, per_replicate
@@ -91,10 +92,14 @@ def fc_clustering_step(G: torch.Tensor, radius, steps: int, *, own: torch.Tensor
         V0 = torch.diagonal(G, dim1=1, dim2=2).permute(0, 2, 1).reshape(R * N, 1, d)  # g_i(x_i)
     else:
         V0 = own.reshape(R * N, 1, d)
-    cache = step_cache(Z, V0, rad)  # the M steps share the points' norms and any ball that cannot have changed
-    V_prev, _ = threshold_clustering(Z, V0, rad, steps - 1, attack=attack, cache=cache)
-    # the last step also returns its balls [R*N, 1, N] (the points averaged), from the same distances
-    V, ball = threshold_step(Z, V_prev, rad, attack=attack, step=steps, want_inside=True, cache=cache)
+    got = whole_run(Z, V0, rad, steps) if attack is None else None  # each client's M steps in one C call
+    if got is not None:
+        V, ball = got
+    else:
+        cache = step_cache(Z, V0, rad)  # the M steps share the points' norms and any ball that cannot have changed
+        V_prev, _ = threshold_clustering(Z, V0, rad, steps - 1, attack=attack, cache=cache)
+        # the last step also returns its balls [R*N, 1, N] (the points averaged), from the same distances
+        V, ball = threshold_step(Z, V_prev, rad, attack=attack, step=steps, want_inside=True, cache=cache)
     return FCStep(V.reshape(R, N, d), ball.reshape(R, N, N2))
 
 

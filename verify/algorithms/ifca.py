@@ -98,6 +98,8 @@ def ifca(
             return problem.loss(X), problem.stochastic_grad(X, generator, batch_size)
         return problem.loss_and_grad(X)
 
+    if option == "I" and not record_grads and not problem.stochastic and hasattr(problem, "losses_and_member_sums"):
+        return _ifca_member_sums(problem, theta0, step, T, normalize)
     theta = theta0.clone()
     L, G = evaluate(theta)
     thetas, assigns, losses, grads = [theta.clone()], [], [], []
@@ -126,6 +128,25 @@ def ifca(
         torch.stack(thetas), torch.stack(assigns), torch.stack(losses), torch.stack(client_loss),
         torch.stack(grads) if grads else None,
     )
+
+
+def _ifca_member_sums(problem, theta0: torch.Tensor, step, T: int, normalize: str) -> IFCATrace:
+    """IFCA Option I by the problem's ``losses_and_member_sums`` (every client's loss at every model, its gradient
+    only at its assigned model, summed per cluster): the trace of :func:`ifca` without ``grads``, the models within
+    rounding of its (the members' gradients summed in another order)."""
+    theta = theta0.clone()
+    L, S = problem.losses_and_member_sums(theta)
+    N = problem.n_clients
+    thetas, assigns, losses, client_loss = [theta.clone()], [], [], [L.min(1).values]
+    for t in range(T):
+        j = L.argmin(1)
+        m = torch.nn.functional.one_hot(j, theta.shape[1]).sum(1).to(theta.dtype)[..., None]  # [R, K, 1]
+        denom = m.clamp(min=1) if normalize == "members" else torch.full_like(m, N)
+        theta = theta - step * torch.where(m > 0, S / denom, torch.zeros_like(S))
+        thetas.append(theta.clone()), assigns.append(j), losses.append(L)
+        L, S = problem.losses_and_member_sums(theta, sums=t + 1 < T)  # after the last round: the losses only
+        client_loss.append(L.gather(1, j[:, None]).squeeze(1))
+    return IFCATrace(torch.stack(thetas), torch.stack(assigns), torch.stack(losses), torch.stack(client_loss), None)
 
 
 def hypcluster(problem: ClientProblem, theta0: torch.Tensor, gamma, T: int, *, local_steps: int = 1, **kw) -> IFCATrace:

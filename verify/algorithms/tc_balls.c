@@ -464,3 +464,210 @@ int64_t tc_dot_anchor(int64_t n, const int64_t *rows, int64_t N, int64_t d, int6
   free(zt), free(vp), free(M), free(sum), free(cnt), free(unk);
   return n_unsure;
 }
+
+typedef double v4d __attribute__((vector_size(32)));
+
+/* the sum of the 4 lanes of x, in lane order */
+static inline double lanes4(v4d x) { return ((x[0] + x[1]) + x[2]) + x[3]; }
+
+/* g[i] = <v, z_i> for the N points of zr [N, d] (d % 4 == 0): 8 points at a time, 8 independent 4-wide FMA chains,
+ * each point's dot product summed over the coordinates in 4 interleaved lanes, then the lanes in order. */
+static void dots_1(const double *zr, int64_t N, int64_t d, const double *v, double *g) {
+  int64_t i = 0;
+  for (; i + 8 <= N; i += 8) {
+    const double *z0 = zr + i * d;
+    v4d a[8] = {{0}};
+    for (int64_t j = 0; j < d; j += 4) {
+      v4d vv;
+      memcpy(&vv, v + j, 32);
+      for (int e = 0; e < 8; ++e) {
+        v4d x;
+        memcpy(&x, z0 + e * d + j, 32);
+        a[e] += x * vv;
+      }
+    }
+    for (int e = 0; e < 8; ++e) g[i + e] = lanes4(a[e]);
+  }
+  for (; i < N; ++i) {
+    const double *zi = zr + i * d;
+    v4d a = {0};
+    for (int64_t j = 0; j < d; j += 4) {
+      v4d vv, x;
+      memcpy(&vv, v + j, 32), memcpy(&x, zi + j, 32);
+      a += x * vv;
+    }
+    g[i] = lanes4(a);
+  }
+}
+
+/* g[q * N + i] = <v_q, z_i> for 4 centers v_q = v + q d and the N points of zr [N, d] (d % 4 == 0): 2 points at a
+ * time against the 4 centers, 8 independent chains, each point's z read once for the 4 centers; the same lane order
+ * as dots_1. */
+static void dots_4(const double *zr, int64_t N, int64_t d, const double *v, double *g) {
+  const double *v1 = v + d, *v2 = v1 + d, *v3 = v2 + d;
+  int64_t i = 0;
+  for (; i + 2 <= N; i += 2) {
+    const double *z0 = zr + i * d, *z1 = z0 + d;
+    v4d a00 = {0}, a01 = {0}, a10 = {0}, a11 = {0}, a20 = {0}, a21 = {0}, a30 = {0}, a31 = {0};
+    for (int64_t j = 0; j < d; j += 4) {
+      v4d x0, x1, w0, w1, w2, w3;
+      memcpy(&x0, z0 + j, 32), memcpy(&x1, z1 + j, 32);
+      memcpy(&w0, v + j, 32), memcpy(&w1, v1 + j, 32), memcpy(&w2, v2 + j, 32), memcpy(&w3, v3 + j, 32);
+      a00 += x0 * w0, a01 += x1 * w0, a10 += x0 * w1, a11 += x1 * w1;
+      a20 += x0 * w2, a21 += x1 * w2, a30 += x0 * w3, a31 += x1 * w3;
+    }
+    g[i] = lanes4(a00), g[i + 1] = lanes4(a01), g[N + i] = lanes4(a10), g[N + i + 1] = lanes4(a11);
+    g[2 * N + i] = lanes4(a20), g[2 * N + i + 1] = lanes4(a21), g[3 * N + i] = lanes4(a30);
+    g[3 * N + i + 1] = lanes4(a31);
+  }
+  for (int q = 0; q < 4; ++q)
+    for (int64_t k = i; k < N; ++k) {
+      const double *zi = zr + k * d, *vq = v + q * d;
+      v4d a = {0};
+      for (int64_t j = 0; j < d; j += 4) {
+        v4d vv, x;
+        memcpy(&vv, vq + j, 32), memcpy(&x, zi + j, 32);
+        a += x * vv;
+      }
+      g[q * N + k] = lanes4(a);
+    }
+}
+
+/* g[i] = <v, z_i> for any d (one point at a time, the compiler's reduction order). */
+static void dots_any(const double *zr, int64_t N, int64_t d, const double *v, double *g) {
+  for (int64_t i = 0; i < N; ++i) {
+    const double *zi = zr + i * d;
+    double s = 0.0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t j = 0; j < d; ++j) s += v[j] * zi[j];
+    g[i] = s;
+  }
+}
+
+/* A whole Threshold-Clustering run, `steps` steps of eq. (24) v_k <- v_k + (S_k - |S_k| v_k) / N, for each of the n
+ * rows of z [n, N, d] (centers v0 [n, K, d], radii tau [n, K]) while the row's points are in cache: they are read
+ * from memory once a run instead of once a step (verify/algorithms/threshold_clustering.py, whole_run). Each step's
+ * ball of center k comes from the Gram identity with the rounding bound of tc_gram_balls (bound = cf (|v_k|^2 +
+ * max_i |z_i|^2) + 4 u tau_k^2): when a pair lies within the bound of the sphere it is not decided here, the row's
+ * status becomes 1 and the caller runs that row again by the step-by-step path (which rechecks such pairs by exact
+ * differences); so every ball of a row with status 0 is the exact-difference test's. A ball is kept without a test
+ * while its center stays within the slack of the point where it was last computed (the rule of the step cache,
+ * StepCache.stale_rows: moved (1 + cf) + cf tau < slack (1 - cf)). The in-ball sum S_k is summed in the points' order
+ * (masked_sum) when the ball is first computed or when more than N / 8 points entered or left it, otherwise updated by
+ * the points that entered (added) and left (subtracted), in the points' order: within a few roundings of |z| per
+ * changed point of a fresh sum. strict: the test dist < tau (it decides like <= on every pair outside the bound).
+ * Outputs: v_out [n, K, d] the centers after the run, inside [n, K, N] the balls of the last step (those at its
+ * starting centers), status [n]. Returns the number of rows with status 1, -1 when out of memory. */
+int64_t tc_run(int64_t n, int64_t N, int64_t d, int64_t K, int64_t steps, const double *z, const double *v0,
+               const double *tau, double cf, double u, uint8_t *v_status, double *v_out, uint8_t *inside) {
+  const int64_t Kp = K > 1 ? (K + 3) / 4 * 4 : K;
+  const size_t dd = (size_t)(d > 0 ? d : 1), NN = (size_t)(N > 0 ? N : 1), KK = (size_t)(Kp > 0 ? Kp : 1);
+  double *zs = malloc(sizeof(double) * NN), *g = malloc(sizeof(double) * NN * KK);
+  double *vp = calloc(KK * dd, sizeof(double));
+  double *sum = malloc(sizeof(double) * KK * dd), *anc = malloc(sizeof(double) * KK * dd);
+  double *slack = malloc(sizeof(double) * KK), *cnt = malloc(sizeof(double) * KK);
+  uint8_t *ball = calloc(NN, 1), *need = malloc(KK);
+  if (!zs || !g || !vp || !sum || !anc || !slack || !cnt || !ball || !need) {
+    free(zs), free(g), free(vp), free(sum), free(anc), free(slack), free(cnt), free(ball), free(need);
+    return -1;
+  }
+  int64_t bad = 0;
+  for (int64_t a = 0; a < n; ++a) {
+    const double *zr = z + a * N * d;
+    double *V = v_out + a * K * d;
+    uint8_t *in_a = inside + a * K * N;
+    memcpy(V, v0 + a * K * d, sizeof(double) * (size_t)(K * d));
+    double zm = -INFINITY;
+    for (int64_t i = 0; i < N; ++i) {
+      const double *zi = zr + i * d;
+      double s = 0.0;
+#pragma omp simd reduction(+ : s)
+      for (int64_t j = 0; j < d; ++j) s += zi[j] * zi[j];
+      zs[i] = s;
+      zm = s > zm || s != s ? s : zm;
+    }
+    int ok = N == 0 || zm < 1e280;
+    for (int64_t k = 0; k < K; ++k) slack[k] = -1.0; /* no ball yet */
+    for (int64_t st = 0; st < steps && ok; ++st) {
+      int any = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const double *vk = V + k * d, *ak = anc + k * d;
+        const double tk = tau[a * K + k];
+        need[k] = 1;
+        if (slack[k] > 0.0) {
+          double m2 = 0.0;
+          for (int64_t j = 0; j < d; ++j) m2 += (vk[j] - ak[j]) * (vk[j] - ak[j]);
+          need[k] = !(sqrt(m2) * (1.0 + cf) + cf * tk < slack[k] * (1.0 - cf));
+        }
+        any |= need[k];
+      }
+      if (any) { /* the dot products of the centers to test (in blocks of 4 when K > 1) */
+        if (d % 4 != 0) {
+          for (int64_t k = 0; k < K; ++k)
+            if (need[k]) dots_any(zr, N, d, V + k * d, g + k * N);
+        } else if (K == 1) {
+          dots_1(zr, N, d, V, g);
+        } else {
+          memcpy(vp, V, sizeof(double) * (size_t)(K * d));
+          for (int64_t kb = 0; kb < K; kb += 4) {
+            int blk = 0;
+            for (int64_t q = kb; q < kb + 4 && q < K; ++q) blk |= need[q];
+            if (blk) dots_4(zr, N, d, vp + kb * d, g + kb * N);
+          }
+        }
+      }
+      for (int64_t k = 0; k < K && ok; ++k) {
+        double *vk = V + k * d, *ak = anc + k * d, *sk = sum + k * d;
+        uint8_t *in = in_a + k * N;
+        const double tk = tau[a * K + k], t2 = tk * tk;
+        if (need[k]) {
+          double vsq = 0.0;
+          for (int64_t j = 0; j < d; ++j) vsq += vk[j] * vk[j];
+          if (!(vsq < 1e280)) {
+            ok = 0;
+            break;
+          }
+          const double c = vsq - t2, b = cf * (vsq + zm) + 4.0 * u * t2, *gk = g + k * N;
+          double lo = INFINITY;
+          int64_t moved = 0;
+          int undecided = 0;
+          for (int64_t i = 0; i < N; ++i) {
+            const double m = (c + zs[i]) - 2.0 * gk[i], am = fabs(m);
+            const uint8_t b_i = m <= 0.0;
+            undecided |= !(am > b);
+            moved += b_i != in[i];
+            ball[i] = b_i;
+            lo = am < lo ? am : lo;
+          }
+          if (undecided) {
+            ok = 0;
+            break;
+          }
+          if (st == 0 || 8 * moved > N) { /* a fresh sum */
+            if (N > 0) memcpy(in, ball, (size_t)N);
+            int64_t ck = 0;
+            for (int64_t i = 0; i < N; ++i) ck += in[i];
+            masked_sum(zr, N, d, in, sk);
+            cnt[k] = (double)ck;
+          } else if (moved) { /* the points that entered and left */
+            for (int64_t i = 0; i < N; ++i)
+              if (ball[i] != in[i]) {
+                const double *zi = zr + i * d, sg = ball[i] ? 1.0 : -1.0;
+                for (int64_t j = 0; j < d; ++j) sk[j] += sg * zi[j];
+                cnt[k] += sg;
+                in[i] = ball[i];
+              }
+          }
+          memcpy(ak, vk, sizeof(double) * (size_t)d);
+          const double gp = lo - b;
+          slack[k] = gp > 0.0 && gp < INFINITY ? sqrt(t2 + gp) - tk : (N == 0 ? INFINITY : 0.0);
+        }
+        for (int64_t j = 0; j < d; ++j) vk[j] = vk[j] + (sk[j] - cnt[k] * vk[j]) / (double)N;
+      }
+    }
+    v_status[a] = !ok;
+    bad += !ok;
+  }
+  free(zs), free(g), free(vp), free(sum), free(anc), free(slack), free(cnt), free(ball), free(need);
+  return bad;
+}

@@ -62,6 +62,8 @@ def _load():
     lib.tc_dot_anchor.restype = i64
     lib.tc_masked_sums.argtypes = [i64, ptr, i64, i64, i64, ptr, ptr, ptr, ptr]
     lib.tc_masked_sums.restype = None
+    lib.tc_run.argtypes = [i64] * 5 + [ptr] * 3 + [ctypes.c_double] * 2 + [ptr] * 3
+    lib.tc_run.restype = i64
     lib.tc_norms.argtypes = [i64, ptr, i64, i64, ptr, ptr, ptr]
     lib.tc_norms.restype = None
     lib.sort_columns.argtypes = [ptr, i64, i64, i64, i64]
@@ -73,7 +75,7 @@ def _load():
 
 def library():
     """The loaded library (``tc_gram_balls``, ``tc_dot_balls``, ``tc_dot_anchor``, ``tc_masked_sums``, ``tc_norms``,
-    ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
+    ``tc_run``, ``sort_columns``), or None (not built, or ``FEDVERIFY_TC_C=0``)."""
     if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
         return None
     try:

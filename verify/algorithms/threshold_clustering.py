@@ -109,6 +109,15 @@ def threshold_clustering(
         raise InputError("shapes", f"expected Z [R,N,d] and V0 [R,K,d], got {tuple(Z.shape)} and {tuple(V0.shape)}")
     if steps < 0:
         raise InputError("steps", f"must be >= 0, got {steps}")
+    if attack is None and not record and cache is None:
+        got = whole_run(Z, V0, radius, steps, inclusive=inclusive)
+        if got is not None:
+            return got[0], None
+    return _step_by_step(Z, V0, radius, steps, inclusive, attack, record, cache)
+
+
+def _step_by_step(Z, V0, radius, steps: int, inclusive: bool, attack, record: bool, cache):
+    """:func:`threshold_clustering` one :func:`threshold_step` at a time (sharing a :class:`StepCache`)."""
     V = V0.clone()
     hist = [V.clone()] if record else None
     if cache is None and steps > 1:
@@ -118,6 +127,61 @@ def threshold_clustering(
         if record:
             hist.append(V.clone())
     return V, (torch.stack(hist) if record else None)
+
+
+@dataclass(frozen=True)
+class RowRadius:
+    """A fixed radius per row and center, ``tau [R, K]`` (the :class:`Radius` protocol, tau known beforehand)."""
+
+    tau: torch.Tensor
+    depends_on_distances = False
+
+    def value(self, dists: torch.Tensor) -> torch.Tensor:
+        return self.tau.to(dists).expand(dists.shape[:-1])
+
+
+def whole_run(Z: torch.Tensor, V0: torch.Tensor, radius, steps: int, *, inclusive: bool = True):
+    """The centers after ``steps`` steps of eq. (24) and the balls ``[R, K, N]`` of the last step (those at its
+    starting centers), by one C call that runs each replicate's whole clustering while its points are in cache
+    (verify/algorithms/tc_balls.c, tc_run: the points are read from memory once a run, not once a step). Its balls
+    are the exact-difference test's (the Gram identity with the rounding bound of :func:`gram_balls`; a replicate
+    with a pair too near its sphere to decide so is run again step by step, :func:`threshold_step`, which rechecks
+    such pairs by exact differences); a ball is recomputed only when the center leaves the slack of the point where
+    it was last computed (the rule of :class:`StepCache`), an in-ball sum only when its ball changed: by the points
+    that entered (added) or left (subtracted), or afresh in the points' order (tc_balls.c, masked_sum) at the first
+    step and when more than N / 8 points moved. The same balls as the step-by-step path and centers within rounding
+    (~1e-15 relative) of its bmm sums. None when it does not apply: the C library not built, not float64
+    CPU tensors, tau depending on the distances, points too large or not finite for the Gram identity, no step."""
+    if (steps < 1 or Z.dim() != 3 or Z.device.type != "cpu" or Z.dtype != torch.float64 or V0.dtype != torch.float64
+            or Z.requires_grad or V0.requires_grad or V0.device.type != "cpu"):
+        return None
+    R, N, d = Z.shape
+    K = V0.shape[1]
+    tau = static_radius(radius, R, K, Z)
+    if tau is None or not gram_applies(Z, V0, tau):
+        return None
+    from verify.algorithms.tc_c import library
+    from verify.aggregators.classic import _EPS64, gram_error_factor
+
+    lib = library()
+    if lib is None:
+        return None
+    z, v0, t = Z.contiguous(), V0.contiguous(), tau.to(torch.float64).contiguous()
+    status = torch.empty(R, dtype=torch.uint8)
+    V = torch.empty_like(v0)
+    inside = torch.empty(R, K, N, dtype=torch.bool)
+    bad = lib.tc_run(R, N, d, K, steps, z.data_ptr(), v0.data_ptr(), t.data_ptr(), gram_error_factor(d), _EPS64,
+                     status.data_ptr(), V.data_ptr(), inside.data_ptr())
+    if bad < 0:  # out of memory in C
+        return None
+    if bad > 0:  # a pair too near a sphere: these replicates step by step (exact recheck of such pairs)
+        rows = status.nonzero()[:, 0]
+        zr, vr, rad = z.index_select(0, rows), v0.index_select(0, rows), RowRadius(t.index_select(0, rows))
+        cache = step_cache(zr, vr, rad)
+        v_prev, _ = _step_by_step(zr, vr, rad, steps - 1, inclusive, None, False, cache)
+        v_last, ins = threshold_step(zr, v_prev, rad, inclusive=inclusive, want_inside=True, cache=cache)
+        V[rows], inside[rows] = v_last, ins
+    return V, inside
 
 
 #: Bytes of points one block of rows of a Threshold-Clustering step reads (half the L2 cache here): the
