@@ -412,7 +412,8 @@ def c13_floor_scaling(ctx: Context, *, floor=B.FLOOR_3, betas=tuple(np.round(np.
                    "floor_difference_asymptotic": "16 E^2 G^2 (1 - 1/beta)^2 / mu"},
         fit={"floor": info},
         explanation=(f"The exact stationary E f - f* {says(v.passed, 'lies below', 'exceeds')} Theorem 3's floor "
-                     f"{says(v.passed, 'for every beta', 'for some beta')} ({_ratio_words(info['worst_ratio'])}). Over beta <= "
+                     f"{says(v.passed, 'for every beta', 'for some beta')} ({_ratio_words(info['worst_ratio'])}). "
+                     "Over beta <= "
                      f"{small_beta:g} the observed floor scales like beta^{slope:.2f}, against the bound's "
                      f"{_slope_words(bound_slope)}; the smallest floor is at beta = "
                      f"{betas_a[best]:g} ({gap[best]:.3g}, FedAvg: {fedavg:.3g})."),
@@ -424,8 +425,7 @@ def c13_floor_scaling(ctx: Context, *, floor=B.FLOOR_3, betas=tuple(np.round(np.
                  f"{'not ' if np.any(np.diff(bias) < 0) and np.any(np.diff(bias) > 0) else ''}monotone in beta. The floor's "
                  "1/beta^2 term overstates how the error depends on beta (cf. Section 5's discussion of eq. 9)."
                  + (f" The floor exceeds the exact stationary error by 10^{np.log10(1 / info['worst_ratio']):.1f} at best: "
-                    "it holds vacuously." if v.passed and info["worst_ratio"] is not None and 0 < info["worst_ratio"] < 0.01
-                    else "")),
+                    "it holds vacuously." if v.passed and 0 < (info["worst_ratio"] or 0) < 0.01 else "")),
         figure=figspec.figure(
             figspec.panel(f"Stationary error vs beta (SC-Q2, h = {h:g}, E = {E})", "beta", r"$\mathbb{E}f(\bar w)-f_\star$",
                           [figspec.line("observed (exact stationary)", betas_a, gap, "observed"),
