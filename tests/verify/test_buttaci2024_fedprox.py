@@ -22,7 +22,8 @@ IDS = [f"buttaci2024.x{k:02d}" for k in range(5, 10)]
 def test_the_issue18_checks_are_registered():
     reg = load_all()
     assert [i for i in IDS if i not in reg] == []
-    assert reg["buttaci2024.x08"].kind == "erratum" and str(reg["buttaci2024.x08"].expected) == "violated"
+    # a slip in Lemma B3's hypothesis list (its title says strongly convex): the list alone fails, the title repairs it
+    assert reg["buttaci2024.x08"].kind == "counterexample" and str(reg["buttaci2024.x08"].expected) == "reproduced"
 
 
 # -- x05: raising alpha shrinks FedProx's floor --------------------------------------------------------------------
@@ -82,7 +83,24 @@ def test_x07_fedavg_through_both_proofs():
 class TestX08(CheckContract):
     check = F.x08_lemma_b3_nonconvex
     planted = {"additive": B.A_B3.scaled(10.0)}  # ten times Lemma B3's A: the witness no longer breaks it
-    planted_verdict = "holds"
+    planted_verdict = "not_reproduced"
+
+
+def test_x08_is_a_remark_and_a_wrong_repair_is_not_reproduced():
+    r = run_quick("buttaci2024.x08")
+    assert r.finding.kind == "remark" and "Not an erratum" in r.finding.summary and "line 823" in r.finding.summary
+    assert r.observed["repaired_D1"] <= r.predicted["repaired_rhs"]
+    # a planted Lemma B3 with a thousandth of its A and kappa: the repaired (strongly convex) round breaks it too
+    wrong = F.x08_lemma_b3_nonconvex(Context(), factor=B.KAPPA_B3.scaled(1e-3), additive=B.A_B3.scaled(1e-3))
+    assert wrong.verdict == Verdict.NOT_REPRODUCED
+
+
+def test_x08_repair_is_exact():
+    """f + w^2/2: the bisection bracket straddles the unique root, and the exact round contracts toward it."""
+    lo, hi = F._x08_repaired_minimiser()
+    assert hi - lo < Fraction(1, 10**15) and F._x08_grad(lo, 1) < 0 <= F._x08_grad(hi, 1)
+    ws, _ = F._x08_exact_round(Fraction(8), Fraction(1, 2), Fraction(1, 70), 5, lam=1)
+    assert (ws[-1] - lo) ** 2 < (ws[0] - lo) ** 2
 
 
 def test_x08_exact_witness():
