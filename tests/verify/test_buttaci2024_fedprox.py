@@ -79,6 +79,19 @@ def test_x07_fedavg_through_both_proofs():
     assert r.observed["grid_min_ratio"] >= 2.0 - 1e-12
 
 
+def test_x07_and_c08_follow_one_rule_on_artefacts_of_a_proof():
+    """Both compare proofs; x07's paper words stay with the bounds (a remark), c08's make it a property of the
+    algorithm (an erratum). The rule is written once, in DESIGN.md."""
+    from pathlib import Path
+    design = (Path(__file__).resolve().parents[2] / "DESIGN.md").read_text()
+    assert "**Artefacts of a proof: erratum or remark (one rule).**" in design
+    x07, c08 = run_quick("buttaci2024.x07"), run_quick("buttaci2024.c08")
+    assert x07.finding.kind == "remark" and x07.finding.summary.startswith("Not an erratum (DESIGN.md, 'Artefacts")
+    assert "line 271" in x07.finding.summary and "line 263" in x07.finding.summary
+    assert c08.finding.kind == "erratum" and "'Artefacts of a proof'" in c08.finding.correction
+    assert "line 329" in c08.finding.correction
+
+
 # -- x08: Lemma B3 without strong convexity --------------------------------------------------------------------------
 class TestX08(CheckContract):
     check = F.x08_lemma_b3_nonconvex
