@@ -336,8 +336,8 @@ def x07_iteration_complexity(ctx: Context, *, theorem_2: Bound = B.THM2, theorem
             "we "
             "question how the minimum number of iterations T_eps changes' (line 263) and 'Under the hypothesis of a "
             "limited magnitude of the last term ... the iteration complexity is asymptotically inferior compared with "
-            "FedProx' (line 271), the complexities being the O-expressions it derived; unlike eq. (9) (c08, an "
-            "erratum), no sentence of the abstract (line 13), Section 6 or the conclusions (line 329) draws from it a "
+            "FedProx' (line 271), the complexities being the O-expressions it derived; unlike eq. (9)'s speedup (c08, "
+            "which the paper states as a property of the algorithm), no sentence of the abstract (line 13), Section 6 or the conclusions (line 329) draws from it a "
             "property of the algorithms in the nonconvex case."),
     )
 
