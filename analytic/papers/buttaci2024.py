@@ -49,11 +49,13 @@ PAPER = Paper(
         "beta = 1 does not give back FedAvg's floor, the 1/beta^2 floor overstates how the "
         "error depends on beta, the proof of Lemma A4 bounds a_3 with coefficients Young's inequality cannot give (eq. (76); "
         "the lemma itself held in our runs), and Table 1's speedups follow from its round counts except one cell "
-        "(20/19 printed as 1.0x). Lemma B3 is stated under Assumptions 1-4 but fails without strong convexity (a "
-        "smooth nonconvex witness, exact in rationals; an erratum). Raising alpha shrinks FedProx's floor by at least "
+        "(20/19 printed as 1.0x). Lemma B3's list names Assumptions 1-4 but its title says 'strongly convex loss': the "
+        "list alone fails on a smooth nonconvex witness (exact in rationals) and the title's strong convexity repairs "
+        "it (a slip in the list, a remark). Raising alpha shrinks FedProx's floor by at least "
         "L/(L+alpha), but only through Theorem 1's step 1/(2E(L+alpha)); Theorem 2 has exactly the two extra terms the "
         "introduction names; Section 5's iteration complexities follow from Theorems 2 and 4, and their eps^-2 "
-        "advantage for the perturbed method is the same at beta = 1, where it is FedAvg: a comparison of proofs. "
+        "advantage for the perturbed method is the same at beta = 1, where it is FedAvg: a comparison of proofs (a "
+        "remark: the paper states it of the bounds, unlike eq. (9)'s speedup). "
         "Fig. 7's shift of the Laplacian spectrum reproduces on scikit-learn's bundled digits with raw-pixel messages."),
     not_checked=(
         ("Appendix C.6 (paper line 1188): data imbalance affects homogeneous networks more, 'evident through a "

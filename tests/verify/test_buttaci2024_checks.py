@@ -110,6 +110,21 @@ class TestC13(CheckContract):
     determinism_overrides = {"betas": (0.2, 0.5, 1.0), "T": 10}
 
 
+@pytest.mark.parametrize("expr, verdict", [
+    # beta-free, and above Theorem 3's floor on beta >= 0.1: its largest A_beta, and beta (1 - beta) <= 1/4
+    (B.FLOOR_THM3.subs(B.beta, sp.Rational(1, 10)) + B.E * B.G2 / (32 * B.L), "holds"),
+    (sp.Float(1e6), "holds"),  # free of every symbol
+    (1e-9 * B.FLOOR_THM3.subs(B.beta, 1), "violated"),  # beta-free and wrong
+    (sp.Float(0), "violated"),  # a zero floor: no exponent in beta, still a verdict
+], ids=["beta_free", "constant", "beta_free_wrong", "zero"])
+def test_c13_gives_a_verdict_for_floors_free_of_beta(expr, verdict):
+    """Any theory the signature accepts gives a verdict: a floor that does not depend on beta evaluates to a scalar,
+    which once made the beta grid's slope fit fail with an IndexError."""
+    floor = Bound("planted floor", expr, "upper")
+    r = LM.c13_floor_scaling(Context(fidelity="quick", seed=0, replicates=10), floor=floor, betas=(0.2, 0.5, 1.0), T=10)
+    assert r.verdict == Verdict(verdict), r.explanation
+
+
 class TestC14(CheckContract):
     check = LM.c14_heterogeneity
     planted = {"floor_1": B.FLOOR_1.scaled(1e-9), "floor_3": B.FLOOR_3.scaled(1e-9)}

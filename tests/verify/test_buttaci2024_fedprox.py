@@ -22,7 +22,8 @@ IDS = [f"buttaci2024.x{k:02d}" for k in range(5, 10)]
 def test_the_issue18_checks_are_registered():
     reg = load_all()
     assert [i for i in IDS if i not in reg] == []
-    assert reg["buttaci2024.x08"].kind == "erratum" and str(reg["buttaci2024.x08"].expected) == "violated"
+    # a slip in Lemma B3's hypothesis list (its title says strongly convex): the list alone fails, the title repairs it
+    assert reg["buttaci2024.x08"].kind == "counterexample" and str(reg["buttaci2024.x08"].expected) == "reproduced"
 
 
 # -- x05: raising alpha shrinks FedProx's floor --------------------------------------------------------------------
@@ -78,11 +79,41 @@ def test_x07_fedavg_through_both_proofs():
     assert r.observed["grid_min_ratio"] >= 2.0 - 1e-12
 
 
+def test_x07_and_c08_follow_one_rule_on_artefacts_of_a_proof():
+    """Both compare proofs; x07's paper words stay with the bounds (a remark), c08's make it a property of the
+    algorithm (an erratum). The rule is written once, in DESIGN.md."""
+    from pathlib import Path
+    design = (Path(__file__).resolve().parents[2] / "DESIGN.md").read_text()
+    assert "**Artefacts of a proof: erratum or remark (one rule).**" in design
+    x07, c08 = run_quick("buttaci2024.x07"), run_quick("buttaci2024.c08")
+    assert x07.finding.kind == "remark" and x07.finding.summary.startswith("Not an erratum (DESIGN.md, 'Artefacts")
+    assert "line 271" in x07.finding.summary and "line 263" in x07.finding.summary
+    assert c08.finding.kind == "erratum" and "'Artefacts of a proof'" in c08.finding.correction
+    assert "line 329" in c08.finding.correction
+
+
 # -- x08: Lemma B3 without strong convexity --------------------------------------------------------------------------
 class TestX08(CheckContract):
     check = F.x08_lemma_b3_nonconvex
     planted = {"additive": B.A_B3.scaled(10.0)}  # ten times Lemma B3's A: the witness no longer breaks it
-    planted_verdict = "holds"
+    planted_verdict = "not_reproduced"
+
+
+def test_x08_is_a_remark_and_a_wrong_repair_is_not_reproduced():
+    r = run_quick("buttaci2024.x08")
+    assert r.finding.kind == "remark" and "Not an erratum" in r.finding.summary and "line 823" in r.finding.summary
+    assert r.observed["repaired_D1"] <= r.predicted["repaired_rhs"]
+    # a planted Lemma B3 with a thousandth of its A and kappa: the repaired (strongly convex) round breaks it too
+    wrong = F.x08_lemma_b3_nonconvex(Context(), factor=B.KAPPA_B3.scaled(1e-3), additive=B.A_B3.scaled(1e-3))
+    assert wrong.verdict == Verdict.NOT_REPRODUCED
+
+
+def test_x08_repair_is_exact():
+    """f + w^2/2: the bisection bracket straddles the unique root, and the exact round contracts toward it."""
+    lo, hi = F._x08_repaired_minimiser()
+    assert hi - lo < Fraction(1, 10**15) and F._x08_grad(lo, 1) < 0 <= F._x08_grad(hi, 1)
+    ws, _ = F._x08_exact_round(Fraction(8), Fraction(1, 2), Fraction(1, 70), 5, lam=1)
+    assert (ws[-1] - lo) ** 2 < (ws[0] - lo) ** 2
 
 
 def test_x08_exact_witness():

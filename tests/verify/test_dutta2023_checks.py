@@ -253,6 +253,21 @@ def test_c09_rests_on_the_proven_cap_and_reports_the_instances():
     assert f.kind == "erratum" and "eq. (9)" in f.paper_says and "8/42" in f.second_argument
 
 
+def test_c09_reports_both_readings_of_assumption_2():
+    """Global (line 74, any start): f <= 7, violated; at the iterates as printed (line 76): mu <= L only, f <= 12, the
+    paper's f not excluded (an aside atom); near x* the isotropic instance allows f <= 12."""
+    r = run_quick(C.c09_condition9)
+    readings = r.observed["readings_of_assumption_2"]
+    assert readings["global"]["verdict"] == "violated" and readings["global"]["f_cap_any_data"] == 7
+    assert readings["at_iterates"]["verdict"] == "holds" and readings["at_iterates"]["f_cap_any_data"] == 12
+    near = readings["at_iterates"]["near_x_star"]
+    assert abs(near["P1-iso"]["mu_over_L"] - 1.0) < 1e-9 and near["P1-iso"]["f_max"] == 12
+    # near x* the PL ratio exceeds the global constant: each near-x* cap is at least the sampled global one
+    assert all(near[row["problem"]]["f_max"] >= row["f_max"] for row in r.observed["problems"])
+    assert set(r.fit) == {"global", "at_iterates"} and "line 76" in r.finding.correction
+    assert r.verdict.value == "violated"
+
+
 def test_c17_is_violated_under_an_attack_where_cwtm_beats_ce():
     """CE-evasion (A3): the vectors sit inside the honest radius, CE keeps them, CWTM trims them per coordinate; with the
     noise paired, CWTM ends below CE and the error grows with f, so the one-attack claim is violated."""

@@ -54,6 +54,7 @@ from verify.fit import (
 )
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
+from verify.strength import aside
 
 register_paper(D.PAPER)
 
@@ -669,7 +670,8 @@ PAPER_F_WORDS = ("we vary the number of byzantine agents f=2,5,8,10", "The obser
                  "theoretical results")
 
 
-@check("dutta2023.c09", "The paper's simulations with f = 8, 10 (N = 50) lie outside condition (9) on any data (erratum)",
+@check("dutta2023.c09", "The paper's simulations with f = 8, 10 (N = 50) lie outside condition (9) on any data, with "
+       "Assumption 2 read globally (erratum); read at the iterates only f > 12 is excluded",
        "erratum", "violated")
 def c09_condition9(ctx: Context, *, mu_over_L_max=None, paper_f=(2, 5, 8, 10),
                    N: int = N_AGENTS, cases=CONDITION9_CASES) -> Result:
@@ -684,7 +686,17 @@ def c09_condition9(ctx: Context, *, mu_over_L_max=None, paper_f=(2, 5, 8, 10),
     bound (lambda_min(M)/2, docs/papers/dutta2023.md §3), hence whether each paper f is provably inside (9), provably outside, or undecided.
     Consistency: every instance's mu upper bound must respect mu/L <= ``mu_over_L_max`` (else our argument is wrong
     and the verdict is inconclusive). The earlier 'f <= 4 for any data' rested on the isotropic case being the best
-    conditioned, which is unproven: it is not claimed."""
+    conditioned, which is unproven: it is not claimed.
+
+    Two readings of Assumption 2, each reported with its own atom and basis (docs/papers/dutta2023.md §3):
+    * global ('q^H satisfies PL condition', line 74; Algorithm 1 starts from any xbar_0 in R^d, line 46): the far-field
+      certificate above, mu/L <= 1/2, f <= 7. This reading carries the verdict and the erratum.
+    * at the iterates, as the formula prints it (line 76: ||grad q^H(xbar_k)||^2 >= 2 mu (q^H(xbar_k) - q^H*)): only
+      mu <= L holds on any data (an L-smooth q^H has ||grad q^H||^2 <= 2L (q^H - q^H*)), so (9) allows f <= 12 at
+      N = 50 and the paper's f are not excluded without its data and start (an aside atom, holds). Per instance, the
+      iterates of a run converging to x* approach it along the weakest eigenvector of the Hessian phi''(0) M there,
+      where the PL ratio tends to phi''(0) lambda_min(M): the near-x* upper bound of mu along such a run, reported with
+      the f it allows (isotropic data: mu/L -> 1, f <= 12)."""
     from fractions import Fraction
 
     cert = D.pl_far_field_certificate()
@@ -709,10 +721,28 @@ def c09_condition9(ctx: Context, *, mu_over_L_max=None, paper_f=(2, 5, 8, 10),
         L_val = Lc.value
         cap_hi, cap_lo = D.f_max_condition_9(N, mu_hi, L_val), D.f_max_condition_9(N, mu_lo, L_val)
         status = {int(fp): ("inside" if fp <= cap_lo else "outside" if fp > cap_hi else "undecided") for fp in paper_f}
+        near = float(cert["phi_second_at_0"]) * lam_min  # the PL ratio's limit at x* along M's weakest direction
+        cap_near = D.f_max_condition_9(N, near, L_val)
         rows.append({"problem": name, "L": L_val, "mu_upper": mu_hi, "mu_lower": mu_lo, "mu_label": label,
                      "mu_over_L_upper": mu_hi / L_val, "far_field_mu_over_L": far_field / L_val,
-                     "f_max": cap_hi, "f_max_lower": cap_lo, "status": status})
+                     "f_max": cap_hi, "f_max_lower": cap_lo, "status": status,
+                     "near_x_star_mu_over_L": near / L_val, "f_max_at_iterates_near_x_star": cap_near,
+                     "status_at_iterates": {int(fp): "not excluded" if fp <= cap_near else "outside"
+                                            for fp in paper_f}})
     verdict_raw, info = deterministic_verdict(np.asarray(paper_f, dtype=float), float(f_cap), "upper")
+    # the reading at the iterates: only mu <= L on any data (an aside: it does not carry the verdict)
+    f_cap_iter = D.f_cap_exact(N, 1)
+    with aside():
+        verdict_iter, info_iter = deterministic_verdict(np.asarray(paper_f, dtype=float), float(f_cap_iter), "upper")
+    readings = {
+        "global": {"verdict": verdict_raw.value, "f_cap_any_data": f_cap,
+                   "basis": f"exact: far-field PL ratio 2 lambda_min(M) against L = 4 max ||A^i||^2, mu/L <= "
+                            f"{mu_over_L_max}; Algorithm 1 starts from any xbar_0 (line 46)"},
+        "at_iterates": {"verdict": verdict_iter.value, "f_cap_any_data": f_cap_iter,
+                        "basis": "exact: mu <= L for any L-smooth q^H; the paper's data and xbar_0 are not given, so "
+                                 "no f <= 12 is excluded",
+                        "near_x_star": {r["problem"]: {"mu_over_L": r["near_x_star_mu_over_L"],
+                                                       "f_max": r["f_max_at_iterates_near_x_star"]} for r in rows}}}
     worst_ratio = max(r["mu_over_L_upper"] for r in rows)
     assumptions = [Assumption(f"every instance respects the proven mu/L <= {mu_over_L_max} (value: the largest upper bound)", worst_ratio <= float(mu_over_L_max) * (1 + 1e-9),
                               worst_ratio, "upper bound",
@@ -725,15 +755,24 @@ def c09_condition9(ctx: Context, *, mu_over_L_max=None, paper_f=(2, 5, 8, 10),
         r["problem"], r["mu_lower"] / r["L"], r["mu_over_L_upper"], r["f_max"]) for r in rows)
     w = outside[0] if outside else None
     finding = erratum(
-        f"The simulations with f = {', '.join(map(str, outside))} (N = {N}) lie outside condition (9) for every dataset of "
-        "problem (11), so they cannot support Theorem 1.",
+        f"Under the global reading of Assumption 2 (PL for q^H, line 74, with Algorithm 1's arbitrary start, line 46), "
+        f"the simulations with f = {', '.join(map(str, outside))} (N = {N}) lie outside condition (9) for every "
+        "dataset of problem (11), so they cannot support Theorem 1. Under the reading at the iterates that line 76 "
+        f"prints, only f > {f_cap_iter} is excluded without the paper's data and start.",
         paper_says=("Theorem 1 requires (9): 'f/(N-f) <= mu/(3L)' (Section III, eq. (9), line 106). Section IV runs "
                     "problem (11) with N = 50 and '" + PAPER_F_WORDS[0] + "' (lines 131, 143) and concludes '"
                     + PAPER_F_WORDS[1] + "' (line 143); the abstract (line 9): '" + PAPER_F_WORDS[2] + "'."),
         correction=(f"For problem (11) mu_PL <= L/2 on any data, so (9) allows at most f = {f_cap} of N = {N}: the runs with "
                     f"f = {', '.join(map(str, outside))} test CE outside Theorem 1 (dutta2023.c16 shows CE still converges "
                     "there). f = 2 and 5 are not excluded by this bound: "
-                    + "; ".join(f"f = {fp}: {per_f[int(fp)]}" for fp in paper_f if fp <= f_cap) + "."),
+                    + "; ".join(f"f = {fp}: {per_f[int(fp)]}" for fp in paper_f if fp <= f_cap) + ". Read at the "
+                    "iterates only (line 76), Assumption 2 allows mu up to L on any data, hence f <= "
+                    f"{f_cap_iter} at N = {N}: f = 8 and 10 then need mu along the runs >= 4L/7 and 3L/4; near x* "
+                    "(PL ratio -> 4 lambda_min(M) along M's weakest direction) that is "
+                    + "; ".join(f"{r['problem']}: mu/L -> {r['near_x_star_mu_over_L']:.3f}, f <= "
+                                f"{r['f_max_at_iterates_near_x_star']}" for r in rows)
+                    + ". The paper gives neither its data nor xbar_0, so under that reading its runs are not shown "
+                    "outside (9)."),
         witness=(f"f = {w}, N = {N}: f/(N-f) = {Fraction(w, N - w)} > 1/6 >= mu/(3L). Per instance: {per_case}."
                  if w is not None else per_case),
         second_argument=(f"Along x = x* + t v, grad q^H = (1/|H|) sum (phi'(r_i)/r_i) A^iT A^i t v with phi'(s)/s -> "
@@ -754,14 +793,19 @@ def c09_condition9(ctx: Context, *, mu_over_L_max=None, paper_f=(2, 5, 8, 10),
               "f/(N - f) <= mu/(3 L) \"for\" f in {2, 5, 8, 10}, N = 50"),
         verdict,
         observed={"f_cap_any_data": f_cap, "mu_over_L_max": str(mu_over_L_max), "problems": rows,
+                  "readings_of_assumption_2": readings,
                   "paper_f_outside": outside, "paper_f_status": per_f,
                   "certificate": {k: str(v) for k, v in cert.items()}},
         predicted={"paper_f": list(paper_f), "f_max_sampled": [c[2] for c in cases]},
-        fit=info,
-        explanation=(f"mu_PL <= L/2 for problem (11) on any data, so condition (9) allows at most f = {f_cap} at N = {N}; "
+        fit={"global": info, "at_iterates": info_iter},
+        explanation=(f"Global reading of Assumption 2: mu_PL <= L/2 for problem (11) on any data, so condition (9) "
+                     f"allows at most f = {f_cap} at N = {N}; "
                      + (f"the paper's f = {', '.join(map(str, outside))} are outside Theorem 1 whatever the data. "
                         if outside else "all the paper's f are below that cap. ")
-                     + f"Per instance ({per_case}): " + "; ".join(f"f = {fp}: {per_f[int(fp)]}" for fp in paper_f) + "."),
+                     + f"Per instance ({per_case}): " + "; ".join(f"f = {fp}: {per_f[int(fp)]}" for fp in paper_f)
+                     + f". Reading at the iterates (line 76): mu <= L only, f <= {f_cap_iter} "
+                       f"({verdict_iter.value} for the paper's f); near x* "
+                     + ", ".join(f"{r['problem']} f <= {r['f_max_at_iterates_near_x_star']}" for r in rows) + "."),
         assumptions=assumptions,
         finding=finding,
         figure=figspec.figure(figspec.panel(
