@@ -144,6 +144,9 @@ def test_multikrum_is_bitwise_the_exact_difference_version(b, m):
         assert same(multi_krum(X, f, m=m), old_multikrum(X, f, m=m))
         assert same(multi_krum(X, f), old_multikrum(X, f))
         assert same(multi_krum(X, f, neighbors=N - f - 1), old_multikrum(X, f, k=N - f - 1))
+    with gram_always(), grouping_always():
+        assert same(multi_krum(X, f, m=m), old_multikrum(X, f, m=m))
+        assert same(multi_krum(X, f, neighbors=N - f - 1), old_multikrum(X, f, k=N - f - 1))
     assert same(multi_krum(X, f, m=m), old_multikrum(X, f, m=m))
     assert same(multi_krum(X, f), old_multikrum(X, f))
     assert same(multi_krum(X, f, neighbors=N - f - 1), old_multikrum(X, f, k=N - f - 1))
@@ -154,23 +157,69 @@ def test_multikrum_is_bitwise_the_exact_difference_version(b, m):
 def test_krum_scores_rank_exactly_and_rechecked_rows_are_the_exact_scores(b):
     X, f = b
     k = X.shape[1] - f - 2 if X.shape[1] > f + 2 else 1
-    with gram_always():
-        score, exact = krum_scores(X, k)
     ref = krum_scores_exact(X, k)
-    assert torch.equal(score.argsort(dim=1, stable=True), ref.argsort(dim=1, stable=True))
-    assert torch.equal(score[exact], ref[exact])
+    for grouping in (contextlib.nullcontext(), grouping_always()):
+        with gram_always(), grouping:
+            score, exact = krum_scores(X, k)
+        assert torch.equal(score.argsort(dim=1, stable=True), ref.argsort(dim=1, stable=True))
+        assert torch.equal(score[exact], ref[exact])
+
+
+@pytest.mark.parametrize("scale", [1e-15, 1e-13, 1e-11, 1e-9])
+def test_near_duplicates_and_near_ties_rank_exactly(scale):
+    """Near-duplicates (x + a perturbation of relative size ``scale``, not bitwise equal) next to exact duplicates, and
+    a mirror-image pair (equal exact scores by symmetry, different inputs): the fast path must not trust the Gram
+    ranking there, and the grouping must not merge inputs that differ."""
+    g = torch.Generator().manual_seed(11)
+    X = torch.randn(3, 24, 16, generator=g, dtype=torch.float64)
+    X[:, 18:21] = X[:, 17:18]  # exact duplicates
+    X[:, 21:23] = X[:, 17:18] * (1 + scale * torch.randn(3, 2, 16, generator=g, dtype=torch.float64))
+    X[:, 23] = -X[:, 0]  # symmetric: a near tie of scores, not a duplicate
+    for m in (1, 5, 24 - 4):
+        for grouping in (contextlib.nullcontext(), grouping_always()):
+            with gram_always(), grouping:
+                assert same(multi_krum(X, 4, m=m), old_multikrum(X, 4, m=m))
+                score, exact = krum_scores(X, 18)
+            ref = krum_scores_exact(X, 18)
+            assert torch.equal(score.argsort(dim=1, stable=True), ref.argsort(dim=1, stable=True))
+            assert torch.equal(score[exact], ref[exact])
+
+
+def test_fast_path_skips_the_recheck_when_no_interval_meets():
+    X = torch.randn(4, 40, 30, generator=torch.Generator().manual_seed(12), dtype=torch.float64)
+    with gram_always():
+        score, exact = krum_scores(X, 30)
+    assert not exact.any()
+    assert torch.equal(score.argsort(dim=1, stable=True), krum_scores_exact(X, 30).argsort(dim=1, stable=True))
+    assert torch.allclose(score, krum_scores_exact(X, 30), rtol=1e-12)
+
+
+@contextlib.contextmanager
+def grouping_always():
+    """Krum's duplicate grouping even where every flagged row would be rechecked directly (small problems)."""
+    saved = classic.KRUM_DIRECT_TERMS
+    classic.KRUM_DIRECT_TERMS = -1
+    try:
+        yield
+    finally:
+        classic.KRUM_DIRECT_TERMS = saved
 
 
 def test_duplicated_byzantine_inputs_are_rechecked_and_ranked_by_index():
     g = torch.Generator().manual_seed(3)
     X = torch.randn(4, 30, 50, generator=g, dtype=torch.float64)
     X[:, 22:] = X[:, :1] + 0.5  # eight identical inputs: exact score ties
-    with gram_always():
+    with gram_always(), grouping_always():
         score, exact = krum_scores(X, 30 - 8 - 2)
         assert not exact[:, 23:].any()  # duplicates copy their representative's score, no recheck
         assert torch.equal(score[:, 22:], score[:, 22:23].expand(-1, 8))
         assert same(multi_krum(X, 8), old_multikrum(X, 8))
         assert same(multi_krum(X, 8, m=1), old_multikrum(X, 8, m=1))
+    with gram_always():  # directly: every flagged row (the eight duplicates) rechecked, none grouped
+        score, exact = krum_scores(X, 30 - 8 - 2)
+        assert exact[:, 22:].all() and not exact[:, :22].any()
+        assert torch.equal(score[:, 22:], score[:, 22:23].expand(-1, 8))
+        assert same(multi_krum(X, 8), old_multikrum(X, 8))
 
 
 def test_far_from_origin_inputs_fall_back_to_exact_and_stay_equal():

@@ -227,21 +227,6 @@ def _gram(X: torch.Tensor, Xn: np.ndarray) -> np.ndarray:
 KRUM_GRAM_MIN_TERMS = 0
 
 
-def _meets(key: np.ndarray, err: np.ndarray) -> np.ndarray:
-    """Which intervals [key - err, key + err] (rows of ``[R, N]``) meet another of their row: sorted by key, the
-    prefix max of the upper ends and the suffix min of the lower ends (an entry at +inf meets nothing finite)."""
-    order = np.argsort(key, axis=1)
-    s_o, e_o = np.take_along_axis(key, order, 1), np.take_along_axis(err, order, 1)
-    up, low = s_o + e_o, s_o - e_o
-    prev_up = np.full_like(up, -np.inf)
-    prev_up[:, 1:] = np.maximum.accumulate(up[:, :-1], axis=1)
-    next_low = np.full_like(low, np.inf)
-    next_low[:, :-1] = np.minimum.accumulate(low[:, :0:-1], axis=1)[:, ::-1]
-    meets = np.zeros(key.shape, dtype=bool)
-    np.put_along_axis(meets, order, (low <= prev_up) | (up >= next_low), 1)
-    return meets
-
-
 def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Krum's scores ``[R, N]``, ranked exactly as :func:`krum_scores_exact` ranks them (bitwise the same
     order, ties by index), and a mask ``[R, N]`` of the rows whose score is the exact-difference one.
@@ -252,13 +237,18 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     reference (cdist's d-term sum of squares, its sqrt and the square) is within (2 gamma_d + 6u)(n_i + n_j)
     of it too (||x_i - x_j||^2 <= 2(n_i + n_j)); we use E_ij = 8 (d + 4) u (n_i + n_j), about twice the sum
     of the two. The sum of the k smallest entries of a row moves by at most the sum of all its entries'
-    moves, so |score~_i - score_i| <= sum_j E_ij + 2 N u score~_i (the two k-term summations) =: E_i.
+    moves, so |score~_i - score_i| <= sum_j E_ij + 2 N u score~_i =: E_i (the two k-term summations, in any
+    order: score~_i is the sum of the k + 1 smallest D~_ij, the zero D~_ii among them, picked by a partial
+    selection ``np.partition``, O(N) a row where a sort costs O(N log N)).
+
+    **Fast path.** When no two intervals [score~_i - E_i, score~_i + E_i] of a replicate meet, both
+    computations order every pair the same way and no two exact scores tie: the approximate scores are returned.
+    **Exact tie machinery**, only for the rows whose interval meets another's (the rows that rounding could reorder):
 
     * Inputs that are bitwise equal have bitwise equal exact scores (the same arithmetic on the same
-      numbers): each group of duplicates (found among the pairs with D~_ij <= E_ij, then compared exactly)
-      is ranked by its lowest-index member's score, which the others copy.
-    * Two group representatives whose intervals [score~ - E, score~ + E] are disjoint are ordered the same
-      way by both computations; each representative whose interval meets another's gets its
+      numbers), so their intervals meet: among the flagged rows, each group of duplicates (the pairs with
+      D~_ij <= E_ij, then compared exactly) is ranked by its lowest-index member's score, which the others copy.
+    * Each group representative whose interval still meets another representative's gets its
       exact-difference score (one batched cdist of those rows against all inputs).
     * When no two intervals of a replicate's rows meet at all (the usual case) there are no duplicates (their
       exact scores are equal, so their intervals would meet) and nothing to recheck: the search for duplicates
@@ -282,46 +272,104 @@ def krum_scores(X: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     np.maximum(D, 0.0, out=D)
     ii = np.arange(N)
     D[:, ii, ii] = 0.0
-    # the k + 1 smallest entries of each row by partial selection (O(N) a row): the zero on the diagonal and the k
-    # smallest others (a duplicate's zero in place of the diagonal's: the same values), summed in any order (E_i
-    # bounds any order)
-    score = (np.partition(D, k, axis=-1)[:, :, :k + 1] if k + 1 < N else D).sum(-1)
+    score = np.partition(D, k, axis=-1)[:, :, :k + 1].sum(-1)
     if not np.isfinite(score).all():
         return krum_scores_exact(X, k), everything
-    gram_err = gram_error_factor(d) * (N * nrm + nrm.sum(-1, keepdims=True))  # sum_j E_ij, without E [R, N, N]
-    err = gram_err + (2.0 * N * _EPS64) * np.abs(score)
-    meet = _meets(score, err)
-    if not meet.any():  # no two intervals meet: no duplicates (theirs would), the ranking is exact
-        return torch.from_numpy(score), torch.zeros(R, N, dtype=torch.bool, device=X.device)
-    # duplicates, among the rows whose intervals meet another's (a duplicate's exact score is its original's): the
-    # first such j whose D~_ij is within E_ij (j = i at the latest), confirmed by exact comparison
-    idx = np.broadcast_to(ii, (R, N))
-    root = idx.copy()
-    r_m, i_m = np.nonzero(meet)
-    E_m = gram_error_factor(d) * (nrm[r_m, i_m][:, None] + nrm[r_m])  # [M, N]
-    root[r_m, i_m] = ((D[r_m, i_m] <= E_m) & meet[r_m]).argmax(-1)  # first True (the diagonal always is)
-    r_i, i_i = np.nonzero(root != idx)
-    if r_i.size:
-        differ = ~(Xn[r_i, i_i] == Xn[r_i, root[r_i, i_i]]).all(-1)
-        root[r_i[differ], i_i[differ]] = i_i[differ]
-        while True:  # point every member at its group's lowest index
-            nxt = np.take_along_axis(root, root, 1)
-            if np.array_equal(nxt, root):
-                break
-            root = nxt
-    is_root = root == idx
-    # representatives whose intervals meet another's (non-representatives sit at +inf and meet nothing finite;
-    # without duplicates, the intervals found above)
-    exact = meet.copy() if is_root.all() else _meets(np.where(is_root, score, np.inf), err) & is_root
+    c = gram_error_factor(d)
+    err = c * (N * nrm + nrm.sum(1, keepdims=True)) + (2.0 * N * _EPS64) * np.abs(score)  # sum_j E_ij + 2Nu|score~|
+    flagged = _meeting(score, err)
+    if not flagged.any():
+        return torch.from_numpy(score), torch.zeros(R, N, dtype=torch.bool)
+    if R * int(flagged.sum(1).max()) * N * d <= KRUM_DIRECT_TERMS:  # every flagged row rechecked, no grouping
+        _exact_rows(X, Xn, k, score, flagged)
+        return torch.from_numpy(score), torch.from_numpy(flagged)
+    root = _duplicate_roots(Xn, D, nrm, c, flagged)
+    is_root = root == ii
+    exact = _meeting(np.where(is_root, score, np.inf), err) & is_root & flagged
     if exact.any():
-        K = int(exact.sum(1).max())
-        rows = np.argsort(~exact, axis=1, kind="stable")[:, :K]  # [R, K], the flagged first
-        valid = np.take_along_axis(exact, rows, 1)
-        Xr = torch.from_numpy(np.take_along_axis(Xn, rows[..., None], 1))
-        Dr = torch.cdist(Xr, X, compute_mode="donot_use_mm_for_euclid_dist") ** 2
-        exact_score = sort_clients(Dr, -1)[:, :, 1:k + 1].sum(-1).numpy()
-        np.put_along_axis(score, rows, np.where(valid, exact_score, np.take_along_axis(score, rows, 1)), 1)
+        _exact_rows(X, Xn, k, score, exact)
     return torch.from_numpy(np.take_along_axis(score, root, 1)), torch.from_numpy(exact)
+
+
+#: Up to this many terms R K N d (K flagged rows a replicate) Krum's flagged rows all get exact-difference scores
+#: (bitwise-equal inputs get bitwise-equal exact scores: the same operations on the same numbers) instead of first
+#: being grouped into duplicates: a few numpy calls fewer, which decides the small cells.
+KRUM_DIRECT_TERMS = 1 << 20
+
+
+def _exact_rows(X: torch.Tensor, Xn: np.ndarray, k: int, score: np.ndarray, rows_mask: np.ndarray) -> None:
+    """Overwrite ``score`` in place, on the rows of ``rows_mask [R, N]``, by the exact-difference scores (one batched
+    cdist of those rows against all inputs, each row sorted, the zero distance to itself skipped)."""
+    K = int(rows_mask.sum(1).max())
+    rows = np.argsort(~rows_mask, axis=1, kind="stable")[:, :K]  # [R, K], the flagged first
+    valid = np.take_along_axis(rows_mask, rows, 1)
+    Xr = torch.from_numpy(np.take_along_axis(Xn, rows[..., None], 1))
+    Dr = torch.cdist(Xr, X, compute_mode="donot_use_mm_for_euclid_dist") ** 2
+    exact_score = sort_clients(Dr, -1)[:, :, 1:k + 1].sum(-1).numpy()
+    np.put_along_axis(score, rows, np.where(valid, exact_score, np.take_along_axis(score, rows, 1)), 1)
+
+
+def _meeting(key: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """``[R, N]``: the finite keys whose interval [key - err, key + err] meets another's in the same row. Sorted by
+    key, interval i meets an earlier one iff its lower end is <= the prefix max of the earlier upper ends, and a
+    later one iff its upper end is >= the suffix min of the later lower ends (keys at +inf meet nothing finite)."""
+    order = np.argsort(key, axis=1)
+    s_o, e_o = np.take_along_axis(key, order, 1), np.take_along_axis(err, order, 1)
+    up, low = s_o + e_o, s_o - e_o
+    meets_o = np.zeros(up.shape, dtype=bool)
+    meets_o[:, 1:] = low[:, 1:] <= np.maximum.accumulate(up[:, :-1], axis=1)
+    meets_o[:, :-1] |= up[:, :-1] >= np.minimum.accumulate(low[:, :0:-1], axis=1)[:, ::-1]
+    out = np.zeros_like(meets_o)
+    np.put_along_axis(out, order, meets_o, 1)
+    return out & np.isfinite(key)
+
+
+def _rows_equal(Xn: np.ndarray, r: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """``Xn[r, i] == Xn[r, j]`` on all d values, for each pair: the first 8 values of every pair compared at once, the
+    rest only for the pairs that pass, in chunks of 2^15 values a side (gathered [pairs, d] copies of fresh pages cost
+    more than the comparisons at d = 10^4; a chunk stays in the cache)."""
+    d = Xn.shape[-1]
+    head = min(d, 8)
+    same = (Xn[r, i, :head] == Xn[r, j, :head]).all(-1)
+    todo = np.flatnonzero(same)
+    step = max(1, (1 << 15) // d)
+    for p0 in range(0, todo.size, step):
+        p = todo[p0:p0 + step]
+        same[p] = (Xn[r[p], i[p]] == Xn[r[p], j[p]]).all(-1)
+    return same
+
+
+def _duplicate_roots(Xn: np.ndarray, D: np.ndarray, nrm: np.ndarray, c: float, flagged: np.ndarray) -> np.ndarray:
+    """``root [R, N]``: for a flagged row i the lowest flagged j with D~_ij <= E_ij = c (n_i + n_j) and x_j bitwise
+    equal to x_i (i itself when there is none); every other row is its own root. Bitwise equality is transitive, so a
+    group of duplicates (all flagged, their exact scores being equal) points at its lowest-index member. Only the K
+    flagged rows of each replicate are compared: [R, K, K] candidate pairs, the lowest candidate of each row confirmed
+    on its d values (the next one only when it differs)."""
+    R, N = flagged.shape
+    root = np.broadcast_to(np.arange(N), (R, N)).copy()
+    K = int(flagged.sum(1).max())
+    rows = np.sort(np.argsort(~flagged, axis=1, kind="stable")[:, :K], axis=1)  # [R, K] increasing, padded
+    valid = np.take_along_axis(flagged, rows, 1)
+    rr = np.arange(R)[:, None, None]
+    Dsub = D[rr, rows[:, :, None], rows[:, None, :]]  # [R, K, K]
+    nsub = np.take_along_axis(nrm, rows, 1)
+    cand = (Dsub <= c * (nsub[:, :, None] + nsub[:, None, :])) & valid[:, :, None] & valid[:, None, :]
+    cand &= np.tri(K, k=-1, dtype=bool)  # j < i (rows increase along the axis)
+    first = np.full((R, K), -1)  # position along rows of the lowest earlier flagged row equal to this one
+    todo = cand.any(-1)
+    while todo.any():  # one round unless a near-duplicate that is not bitwise equal comes first
+        r_i, a_i = np.nonzero(todo)
+        b_i = cand[r_i, a_i].argmax(-1)  # the lowest candidate left
+        same = _rows_equal(Xn, r_i, rows[r_i, a_i], rows[r_i, b_i])
+        first[r_i[same], a_i[same]] = b_i[same]
+        cand[r_i, a_i, b_i] = False
+        todo[r_i[same], a_i[same]] = False
+        todo &= cand.any(-1)
+    sel = first >= 0
+    if sel.any():
+        r_i, a_i = np.nonzero(sel)
+        root[r_i, rows[r_i, a_i]] = rows[r_i, first[r_i, a_i]]
+    return root
 
 
 @aggregator("multikrum")
