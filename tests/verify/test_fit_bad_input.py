@@ -45,8 +45,8 @@ VALID = {
                          deterministic=False),
     "bound_verdict": dict(Y=SAMPLES, bound=2.0, side="upper", level=0.95, n_boot=50, rng=1, deterministic=False),
     "identity_verdict": dict(observed=[1.0, 2.0], expected=[1.0, 2.0], rtol=1e-6, atol=0.0),
-    "family_z": dict(k=3, level=0.99, df=None),
-    "mc_identity_verdict": dict(estimate=[1.0], se=[0.01], expected=[1.0], z=3.0, resolution=None),
+    "family_z": dict(k=3, level=0.99, df=None, seeds=10),
+    "mc_identity_verdict": dict(estimate=[1.0], se=[0.01], expected=[1.0], z=3.0, resolution=None, convict_z=5.0),
     "mc_bound_verdict": dict(estimate=[0.5], se=[0.01], bound=1.0, z=3.0, side="upper"),
     "deterministic_verdict": dict(values=[0.5], bounds=1.0, side="upper", rtol=0.0),
     "exact_zero_verdict": dict(value=0.0, atol=1e-12),
@@ -90,7 +90,8 @@ BAD = {}
 for fn, kw in VALID.items():
     for p in kw:
         BAD[(fn, p)] = {"level": _level, "alpha": _level, "z": _z, "tol": _tol, "rtol": _tol, "atol": _tol,
-                        "resolution": _tol.filter(lambda v: v is not None), "side": _side, "deterministic": _flag, "log_x": _flag, "n_boot": _count,
+                        "resolution": _tol.filter(lambda v: v is not None), "side": _side, "deterministic": _flag,
+                        "log_x": _flag, "n_boot": _count,
                         "rng": _seed, "verdict": _verdict, "claim": _verdict, "control": _verdict,
                         "failure_reproduced": st.one_of(_flag, _verdict.filter(lambda v: not isinstance(v, bool)),
                                                                       st.just(Verdict.NOT_REPRODUCED)),
@@ -100,12 +101,13 @@ for fn, kw in VALID.items():
                         "theory": st.one_of(_data, st.just(1.0)), "exponent": _number,
                         "param": st.one_of(st.none(), st.integers(), st.just("2x"), st.just("")),
                         "kind": st.one_of(st.none(), st.just("upperish"), st.integers()),
-                        "k": _count, "n": _count, "used": st.integers(max_value=-1), "minimum": _junk,
+                        "k": _count, "n": _count, "seeds": _count,
+                        "convict_z": st.one_of(_junk.filter(lambda v: v is not None), _nan, st.floats(max_value=2.99, allow_nan=False)), "used": st.integers(max_value=-1), "minimum": _junk,
                         "slack": st.one_of(_junk, _nan, st.floats(max_value=-1e-9, allow_nan=False)),
                         "margin": st.one_of(_junk, _nan, _inf, st.floats(max_value=0.999, allow_nan=False)),
                         "min_rho": st.one_of(_junk, _nan, st.floats(min_value=1.001, allow_infinity=False)),
-                        "threshold": {"proportion_verdict": st.floats(min_value=1.01), "interval_verdict": st.one_of(_junk, _nan)}
-                        .get(fn, _number),
+                        "threshold": {"proportion_verdict": st.floats(min_value=1.01),
+                                      "interval_verdict": st.one_of(_junk, _nan)}.get(fn, _number),
                         "assumptions": st.one_of(st.none(), st.just([1, 2]), st.text(max_size=3)),
                         "limit": st.one_of(_junk, _nan, st.floats(max_value=0.0, allow_nan=False)),
                         "df": st.one_of(st.integers(max_value=0), st.booleans(), st.text(max_size=3)),
@@ -167,3 +169,19 @@ def test_valid_verdicts_are_unchanged_next_to_the_refusals():
     assert fit.family_z(1) == pytest.approx(3.0, abs=1e-4)
     assert fit.identity_verdict([np.nan], [1.0], rtol=1e-3)[0] == Verdict.INCONCLUSIVE  # a failed measurement
     assert fit.mc_identity_verdict([1.0], [np.nan], [1.0], z=3.0)[0] == Verdict.INCONCLUSIVE
+
+
+def test_an_exact_identitys_monte_carlo_side_convicts_only_beyond_the_sweep_threshold():
+    """allouah2025.c19's case: 17 points, one at 4.03 standard errors (beyond family_z(17) = 3.78, within
+    family_z(17, seeds=1000) = 5.24) is inconclusive, not violated; 6 standard errors still convict."""
+    z, zc = fit.family_z(17), fit.family_z(17, seeds=fit.SWEEP_SEEDS)
+    assert z == pytest.approx(3.78, abs=0.01) and zc == pytest.approx(5.24, abs=0.01)
+    est, se, exp_ = np.ones(17), np.full(17, 0.01), np.ones(17)
+    est[3] = 1.0403
+    assert fit.mc_identity_verdict(est, se, exp_, z)[0] == Verdict.VIOLATED  # the one-seed threshold alone
+    v, info = fit.mc_identity_verdict(est, se, exp_, z, convict_z=zc)
+    assert v == Verdict.INCONCLUSIVE and "4.03 standard errors" in info["reason"]
+    est[3] = 1.06
+    assert fit.mc_identity_verdict(est, se, exp_, z, convict_z=zc)[0] == Verdict.VIOLATED
+    est[3] = 1.01
+    assert fit.mc_identity_verdict(est, se, exp_, z, convict_z=zc)[0] == Verdict.HOLDS
