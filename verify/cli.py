@@ -40,8 +40,9 @@ def command_modules() -> dict:
     for ep in entry_points(group=COMMANDS_GROUP):
         try:
             mods[ep.name] = importlib.import_module(ep.value)
-        except ImportError as exc:  # a subcommand whose optional dependency is missing: leave it out
-            print(f"{PROG}: warning: subcommand {ep.name!r} unavailable ({exc})", file=sys.stderr)
+        except Exception as exc:  # a missing optional dependency or a broken plugin: leave it out, keep the rest
+            print(f"{PROG}: warning: subcommand {ep.name!r} unavailable ({exc.__class__.__name__}: {exc})",
+                  file=sys.stderr)
     return dict(sorted(mods.items()))
 
 
@@ -95,11 +96,17 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
     show.add_argument("--results", default="results")
     add_json_option(show, "the stored Result")
 
-    for name, mod in (command_modules() if plugins is None else plugins).items():
+    plugins = command_modules() if plugins is None else plugins
+    for name, mod in list(plugins.items()):
         if command != "" and command != name and hasattr(mod, "HELP"):
             sub.add_parser(name, help=mod.HELP)
-        else:
+            continue
+        try:
             mod.add_parser(sub)
+        except Exception as exc:  # a plugin whose parser breaks: warn once, the other commands still work
+            plugins.pop(name)
+            print(f"{PROG}: warning: subcommand {name!r} unavailable ({exc.__class__.__name__}: {exc})",
+                  file=sys.stderr)
     return p
 
 

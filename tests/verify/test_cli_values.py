@@ -49,3 +49,24 @@ def test_grid_value_rules():
     for value, default in [(True, 5), (1.5, 5), ("x", 1.0), (1, True), (3, "A1"), ((1, "a"), (4, 16)), (4, (4, 16))]:
         with pytest.raises(InputError):
             _like(value, default, "k")
+
+
+@pytest.mark.parametrize("body", ["raise RuntimeError('boom on import')",
+                                  "def add_parser(sub):\n    raise ValueError('boom in add_parser')\n"])
+def test_a_broken_command_entry_point_warns_once_and_the_rest_works(tmp_path, monkeypatch, capsys, body):
+    import importlib.metadata as md
+
+    import verify.cli as cli
+
+    (tmp_path / "fv_broken_cmd.py").write_text(body + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    real = cli.entry_points
+
+    def with_broken(group):
+        return [*real(group=group), md.EntryPoint("broken", "fv_broken_cmd", group)]
+
+    monkeypatch.setattr(cli, "entry_points", with_broken)
+    code = main(["list", "--paper", "werner2023"])
+    captured = capsys.readouterr()
+    assert code == 0 and "werner2023." in captured.out
+    assert captured.err.count("subcommand 'broken' unavailable") == 1 and "Traceback" not in captured.err
