@@ -34,7 +34,7 @@ import numpy as np
 from analytic.errors import InputError
 
 __all__ = ["real", "integer", "array", "weights", "probability", "tolerance", "measured", "boolean", "choice",
-           "memory", "physical_memory", "format_bytes"]
+           "memory", "TooLarge", "physical_memory", "format_bytes"]
 
 
 def _reject_non_numbers(value, param: str, what: str) -> None:
@@ -204,6 +204,14 @@ def format_bytes(n: float) -> str:
     return f"{n:.3g} EiB"  # pragma: no cover
 
 
+class TooLarge(InputError):
+    """An allocation refused up front by :func:`memory`: bad input of a size the user chose (the command
+    line reports it with exit code 2, like every bad input, wherever in a run it was found)."""
+
+    def __reduce__(self):  # picklable across worker processes
+        return (TooLarge, (self.param, self.message))
+
+
 def memory(param: str, count, itemsize: int = 8, what: str = "") -> int:
     """Refuse, before allocating, ``count`` items of ``itemsize`` bytes (a float64 by default) that
     cannot fit in this machine's physical memory; return the bytes otherwise.
@@ -215,6 +223,6 @@ def memory(param: str, count, itemsize: int = 8, what: str = "") -> int:
     have = physical_memory()
     if need > have:
         tail = f" for {what}" if what else ""
-        raise InputError(param, f"would need {format_bytes(need)}{tail}, more than this machine's "
+        raise TooLarge(param, f"would need {format_bytes(need)}{tail}, more than this machine's "
                                 f"{format_bytes(have)} of memory; choose a smaller value")
     return need

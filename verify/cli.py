@@ -178,8 +178,11 @@ def _write_json(path: str | None, results) -> None:
 
 
 def _out_of_memory(exc: BaseException) -> bool:
-    """An allocation the machine could not serve (numpy's MemoryError, torch's CPU and CUDA allocators)."""
-    if isinstance(exc, MemoryError):
+    """An allocation the machine could not serve (numpy's MemoryError, torch's CPU and CUDA allocators), or one a
+    check refused up front (:class:`analytic.validate.TooLarge`)."""
+    from analytic.validate import TooLarge
+
+    if isinstance(exc, (MemoryError, TooLarge)):
         return True
     text = str(exc)
     return isinstance(exc, RuntimeError) and ("can't allocate memory" in text or "out of memory" in text.lower())
