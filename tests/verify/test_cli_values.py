@@ -70,3 +70,61 @@ def test_a_broken_command_entry_point_warns_once_and_the_rest_works(tmp_path, mo
     captured = capsys.readouterr()
     assert code == 0 and "werner2023." in captured.out
     assert captured.err.count("subcommand 'broken' unavailable") == 1 and "Traceback" not in captured.err
+
+
+def test_replicates_between_the_two_memory_guards_exit_2(tmp_path, monkeypatch, capsys):
+    """--replicates that the Context's guard (8 bytes each) lets through but a check's own guard refuses (the
+    points [R, K n, d] of werner2023.c09) is the user's size: exit 2 with the 'too large' line, not FAILED."""
+    import analytic.validate as validate
+
+    monkeypatch.setattr(validate, "physical_memory", lambda: 1 << 30)  # 1 GiB: R = 1e8 passes 8 R bytes
+    code = main(["run", "werner2023.c09", "--replicates", "100000000", "--results", str(tmp_path), "--quiet",
+                 "--workers", "1"])
+    captured = capsys.readouterr()
+    assert code == 2, captured
+    assert "too large for this machine" in captured.out + captured.err and "FAILED" not in captured.out
+    assert "Traceback" not in captured.err
+
+
+def test_a_too_large_allocation_survives_pickling_as_such():
+    import pickle
+
+    from analytic.validate import TooLarge, memory
+
+    with pytest.raises(TooLarge) as info:
+        memory("replicates", 1 << 62, 8)
+    back = pickle.loads(pickle.dumps(info.value))
+    assert isinstance(back, TooLarge) and back.param == "replicates" and back.message == info.value.message
+
+
+def test_constants_least_squares_with_a_zero_matrix_is_bad_input(tmp_path, capsys):
+    import numpy as np
+
+    np.savez(tmp_path / "a0.npz", A=np.zeros((6, 10, 3)), b=np.zeros((6, 10)))
+    _one_line_exit_2(capsys, ["constants", "least-squares", str(tmp_path / "a0.npz")], "FILE", "L = 0")
+
+
+@pytest.mark.parametrize("flag", ["--sigma-ind", "--sigma-cor"])
+def test_privacy_refuses_a_noise_whose_variance_underflows(capsys, flag):
+    _one_line_exit_2(capsys, ["privacy", "--mechanism", "secldp", "--n", "10", "--f", "2", flag, "1e-300"],
+                     flag, "underflows")
+
+
+def test_privacy_at_a_tiny_but_representable_noise_prints_a_finite_epsilon(capsys):
+    assert main(["privacy", "--mechanism", "ldp", "--sigma-ind", "1e-150", "--json", "-"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    assert all(0 < e < float("inf") for e in doc["epsilon"].values())
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["demo", "graph", "--tau", "1e9"], "--tau"),
+    (["demo", "byzantine", "--tau", "2.5"], "--tau"),
+    (["demo", "myopic", "--start", "1e308"], "--start"),
+    (["demo", "cfl", "--batch", "1e9"], "--batch"),
+    (["demo", "myopic", "--rounds", "1e9"], "--rounds"),
+])
+def test_demo_knobs_out_of_range_are_refused_before_any_work(tmp_path, capsys, argv, flag):
+    _one_line_exit_2(capsys, [*argv, "--out", str(tmp_path)], flag)
+    assert not any(tmp_path.iterdir())
