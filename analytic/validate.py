@@ -12,7 +12,8 @@ from deep inside, and never in a silent NaN:
 * :func:`probability` a level or a significance in the open interval (0, 1);
 * :func:`tolerance` a finite number (or array of them) >= 0;
 * :func:`measured` a number or an array of numbers that may be NaN or +-inf (a measurement that
-  failed is data, decided ``inconclusive`` by its verdict rule, not bad input);
+  failed is data, decided ``inconclusive`` by its verdict rule, not bad input); an array of booleans
+  (successes) counts as 0/1, a lone ``True`` does not;
 * :func:`boolean` a ``bool`` (or numpy's), never ``1``, ``'yes'`` or ``None``;
 * :func:`choice`  one of a fixed set of strings (a side, a kind, a verdict);
 * :func:`memory`  an allocation of ``count`` items of ``itemsize`` bytes, refused up front when it
@@ -148,12 +149,12 @@ def probability(value, param: str) -> float:
     return v
 
 
-def tolerance(value, param: str):
-    """A tolerance (or an array of them, one per point): finite and >= 0. A scalar comes back as a
-    float, an array as a float64 array."""
+def tolerance(value, param: str, *, allow_inf: bool = False):
+    """A tolerance (or an array of them, one per point): >= 0 and finite (``+inf`` too when ``allow_inf``:
+    "no limit"). A scalar comes back as a float, an array as a float64 array."""
     if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
-        return real(value, param, minimum=0.0)
-    arr = array(value, param, allow_inf=False)
+        return real(value, param, minimum=0.0, allow_inf=allow_inf)
+    arr = array(value, param, allow_inf=allow_inf)
     if np.any(arr < 0):
         raise InputError(param, f"must be >= 0, got {float(arr.min()):g}")
     return arr
@@ -163,6 +164,10 @@ def measured(values, param: str, *, minimum: float | None = None) -> np.ndarray:
     """Measured numbers as a float64 array: NaN and +-inf are kept (a failed computation is for the
     verdict rule to call inconclusive), but a bool, a string, None or an empty array is refused;
     ``minimum``: every non-NaN entry must be at least this (a standard error: 0)."""
+    if isinstance(values, (bool, np.bool_)):
+        raise InputError(param, f"expected a number or an array of numbers, got the boolean {values!r}")
+    if getattr(values, "dtype", None) is not None and str(values.dtype) in ("bool", "torch.bool"):
+        values = np.asarray(values.detach().cpu().numpy() if hasattr(values, "detach") else values, dtype=float)
     arr = _as_numeric_array(values, param, "a number or an array of numbers")
     if arr.size == 0:
         raise InputError(param, "expected at least one number, got an empty array")

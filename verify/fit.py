@@ -674,7 +674,7 @@ def mc_identity_verdict(estimate, se, expected, z: float, resolution=None, *,
     se = check.measured(se, "se", minimum=0.0)
     check.array(expected, "expected")
     if resolution is not None:
-        resolution = check.tolerance(resolution, "resolution")
+        resolution = check.tolerance(resolution, "resolution", allow_inf=True)
     if not np.all(np.isfinite(se)):
         return Verdict.INCONCLUSIVE, {"z": z, "max_abs_z": float("nan"), "reason": "non-finite standard error"}
     with aside():  # recorded below in standard errors

@@ -90,7 +90,7 @@ BAD = {}
 for fn, kw in VALID.items():
     for p in kw:
         BAD[(fn, p)] = {"level": _level, "alpha": _level, "z": _z, "tol": _tol, "rtol": _tol, "atol": _tol,
-                        "resolution": _tol.filter(lambda v: v is not None), "side": _side, "deterministic": _flag,
+                        "resolution": _tol.filter(lambda v: v is not None and v != float("inf")), "side": _side, "deterministic": _flag,
                         "log_x": _flag, "n_boot": _count,
                         "rng": _seed, "verdict": _verdict, "claim": _verdict, "control": _verdict,
                         "failure_reproduced": st.one_of(_flag, _verdict.filter(lambda v: not isinstance(v, bool)),
@@ -185,3 +185,10 @@ def test_an_exact_identitys_monte_carlo_side_convicts_only_beyond_the_sweep_thre
     assert fit.mc_identity_verdict(est, se, exp_, z, convict_z=zc)[0] == Verdict.VIOLATED
     est[3] = 1.01
     assert fit.mc_identity_verdict(est, se, exp_, z, convict_z=zc)[0] == Verdict.HOLDS
+
+
+def test_measured_successes_and_an_unlimited_resolution_are_accepted():
+    """Indicator arrays (booleans) are 0/1 data; resolution=inf says 'no resolution limit' (buttaci2024's checks)."""
+    mean, lo, hi = fit.bootstrap_ci(np.array([True, False, True, True]), n_boot=50, rng=0)
+    assert mean == 0.75 and lo <= mean <= hi
+    assert fit.mc_identity_verdict([1.0], [0.5], [1.0], z=3.0, resolution=np.inf)[0] == Verdict.HOLDS
