@@ -93,6 +93,14 @@ def _grid(x, param: str = "x", positive: bool = True) -> np.ndarray:
     return x
 
 
+def _theory(values, param: str) -> np.ndarray:
+    """A theory's values (an expected value, a bound): numbers (booleans in an array count as 0/1), never NaN."""
+    arr = check.measured(values, param)
+    if np.any(np.isnan(arr)):
+        raise InputError(param, "expected numbers, got NaN")
+    return arr
+
+
 def _bound_arg(bound, param: str = "bound") -> Bound:
     if not isinstance(bound, Bound):
         raise InputError(param, f"expected a Bound, got {bound!r}")
@@ -533,7 +541,7 @@ def _bound_values(bound, values: dict | None, side: Side | None, param: str = "b
         return b, side_of(bound)[0]
     if values is not None:
         raise InputError(at, "only a Bound is evaluated at values")
-    b = check.array(bound, param)
+    b = _theory(bound, param)
     if b.size == 0:
         raise InputError(param, "expected at least one number, got an empty array")
     return b, side or "upper"
@@ -559,7 +567,7 @@ def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = N
     bound, side = _bound_values(bound, values, side)
     level, n_boot, rng, deterministic = _resampling(level, n_boot, rng, deterministic)
     if trivial is not None:
-        check.array(trivial, "trivial")
+        _theory(trivial, "trivial")
     Y = check.measured(Y, "Y")
     if Y.ndim == 0:
         Y = Y[None]
@@ -596,7 +604,7 @@ def identity_verdict(observed, expected, rtol: float, atol=0.0) -> tuple[Verdict
     A non-finite observed value (a numerical failure) is inconclusive, not a violation; the expected value
     (the theory's) must be a number and the tolerances finite and >= 0."""
     o = check.measured(observed, "observed")
-    e = check.array(expected, "expected")
+    e = _theory(expected, "expected")
     rtol, atol = check.tolerance(rtol, "rtol"), check.tolerance(atol, "atol")
     if e.size == 0:
         raise InputError("expected", "expected at least one number, got an empty array")
@@ -672,7 +680,7 @@ def mc_identity_verdict(estimate, se, expected, z: float, resolution=None, *,
     convict_z = z if convict_z is None else check.real(convict_z, "convict_z", minimum=z)
     check.measured(estimate, "estimate")
     se = check.measured(se, "se", minimum=0.0)
-    check.array(expected, "expected")
+    _theory(expected, "expected")
     if resolution is not None:
         resolution = check.tolerance(resolution, "resolution", allow_inf=True)
     if not np.all(np.isfinite(se)):
@@ -892,7 +900,7 @@ def paired_comparison_verdict(a, b, *, alpha: float = 0.05) -> tuple[Verdict, di
     """'a is smaller than b' (e.g. one method's error against another's) from paired replicates a [R], b [R]:
     holds when the one-sided Wilcoxon signed-rank test of a - b < 0 rejects at ``alpha``, violated when the
     opposite one-sided test (a - b > 0) rejects, else inconclusive (no detectable difference, or all pairs tied)."""
-    a, b = check.array(a, "a", allow_inf=False).ravel(), check.array(b, "b", allow_inf=False).ravel()
+    a, b = check.measured(a, "a").ravel(), check.measured(b, "b").ravel()
     alpha = check.probability(alpha, "alpha")
     for arr, name in ((a, "a"), (b, "b")):
         if arr.size == 0:
@@ -902,7 +910,7 @@ def paired_comparison_verdict(a, b, *, alpha: float = 0.05) -> tuple[Verdict, di
     diff = a - b
     info = {"median_difference": float(np.median(diff)), "mean_a": float(a.mean()), "mean_b": float(b.mean()),
             "pairs": int(a.size), "alpha": alpha}
-    if a.size < 2 or not np.any(diff != 0):
+    if a.size < 2 or not np.all(np.isfinite(diff)) or not np.any(diff != 0):  # too few, a failed run, all tied
         return Verdict.INCONCLUSIVE, {**info, "p_less": 1.0, "p_greater": 1.0}
     p_less = float(stats.wilcoxon(diff, alternative="less").pvalue)
     p_greater = float(stats.wilcoxon(diff, alternative="greater").pvalue)
@@ -918,7 +926,7 @@ def rank_trend_verdict(x, Y, min_rho: float, *, level: float = DEFAULT_LEVEL, n_
     """'E[Y] increases with x' read as Spearman's rho between x [P] and the replicate mean of Y [R, P] being at least
     ``min_rho``: the interval rule (lower side) on a percentile-bootstrap CI of rho over resampled replicates."""
     x = _grid(x, "x", positive=False)
-    Y = np.atleast_2d(check.array(Y, "Y"))
+    Y = np.atleast_2d(check.measured(Y, "Y"))
     min_rho = check.real(min_rho, "min_rho", minimum=-1.0, maximum=1.0)
     level, n_boot, rng, _ = _resampling(level, n_boot, rng, False)
     if Y.ndim != 2 or Y.shape[1] != x.size or x.size < 2:
