@@ -845,7 +845,7 @@ def c15_decaying_step(ctx: Context, *, theory: Bound = D.DECAYING_STEP_RATE, f: 
     v_flat, f_flat = rate_verdict(*window((f, "A3"), win_late), power_law("k", 0, "tight"), param="k", tol=tol, rng=rng)
     last_att, last_clean = out[(f, "A3")][1][:, -1], out[(0, None)][1][:, -1]  # the last bin
     v_ratio, f_ratio = ratio_of_means_verdict(last_att, last_clean, floor_gap_ratio, "lower", rng=rng)
-    def harness(name: str, fit: dict) -> Assumption:  # spec C15 (a), (b): a slope in [-1.2, -0.8] fits the data
+    def harness(name: str, fit: dict) -> Assumption:  # Claim 15 (a), (b): a slope in [-1.2, -0.8] fits the data
         ok = fit["slope_ci"][0] <= -1.0 + tol and fit["slope_ci"][1] >= -1.0 - tol
         return Assumption(f"the harness reproduces O(1/k) {name}", ok, fit["slope"], "estimate",
                           f"fitted slope {fit['slope']:.3f} (95% CI {fit['slope_ci'][0]:.3f} to {fit['slope_ci'][1]:.3f}) "
