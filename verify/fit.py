@@ -29,6 +29,12 @@ Rules (DESIGN.md):
   algorithm succeeds on the same instance.
 * a run whose assumptions did not hold is ``inconclusive``, never ``holds``.
 
+Bad input is refused, never answered: every public function checks its parameters through
+:mod:`analytic.validate` and raises :class:`analytic.errors.InputError` naming the parameter (a level
+outside (0, 1), z <= 0, a negative or NaN tolerance, a verdict string outside :class:`Verdict`, a flag
+that is not a bool, k < 1 simultaneous tests). A NaN *measurement* is data (a failed run) and gives
+``inconclusive``; a NaN *theory* value (an expected value, a bound) is bad input.
+
 Rate and bound verdicts take the theory as an :class:`analytic.bounds.Bound` and read its
 ``kind``: ``upper`` and ``lower`` give the side, ``tight`` (and ``exact``) an upper claim whose
 exponent must also be matched from below. No check builds a verdict by hand: a test greps for it.
