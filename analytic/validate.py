@@ -9,6 +9,13 @@ from deep inside, and never in a silent NaN:
   optionally bounded below (a count: ``minimum=0`` or ``1``);
 * :func:`array`   a float64 array of numbers (a scalar or a list), no NaN;
 * :func:`weights` a non-empty 1-d list of finite non-negative numbers, not all zero;
+* :func:`probability` a level or a significance in the open interval (0, 1);
+* :func:`tolerance` a finite number (or array of them) >= 0;
+* :func:`measured` a number or an array of numbers that may be NaN or +-inf (a measurement that
+  failed is data, decided ``inconclusive`` by its verdict rule, not bad input); an array of booleans
+  (successes) counts as 0/1, a lone ``True`` does not;
+* :func:`boolean` a ``bool`` (or numpy's), never ``1``, ``'yes'`` or ``None``;
+* :func:`choice`  one of a fixed set of strings (a side, a kind, a verdict);
 * :func:`memory`  an allocation of ``count`` items of ``itemsize`` bytes, refused up front when it
   exceeds the machine's physical memory (``os.sysconf``), with the memory it would need.
 
@@ -27,7 +34,8 @@ import numpy as np
 
 from analytic.errors import InputError
 
-__all__ = ["real", "integer", "array", "weights", "memory", "physical_memory", "format_bytes"]
+__all__ = ["real", "integer", "array", "weights", "probability", "tolerance", "measured", "boolean", "choice",
+           "memory", "TooLarge", "physical_memory", "format_bytes"]
 
 
 def _reject_non_numbers(value, param: str, what: str) -> None:
@@ -133,6 +141,56 @@ def weights(values, param: str) -> np.ndarray:
     return arr
 
 
+def probability(value, param: str) -> float:
+    """A confidence level or a significance: a real number strictly between 0 and 1."""
+    v = real(value, param, minimum=0.0, strict=True)
+    if not v < 1.0:
+        raise InputError(param, f"must be < 1, got {value!r}")
+    return v
+
+
+def tolerance(value, param: str, *, allow_inf: bool = False):
+    """A tolerance (or an array of them, one per point): >= 0 and finite (``+inf`` too when ``allow_inf``:
+    "no limit"). A scalar comes back as a float, an array as a float64 array."""
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        return real(value, param, minimum=0.0, allow_inf=allow_inf)
+    arr = array(value, param, allow_inf=allow_inf)
+    if np.any(arr < 0):
+        raise InputError(param, f"must be >= 0, got {float(arr.min()):g}")
+    return arr
+
+
+def measured(values, param: str, *, minimum: float | None = None) -> np.ndarray:
+    """Measured numbers as a float64 array: NaN and +-inf are kept (a failed computation is for the
+    verdict rule to call inconclusive), but a bool, a string, None or an empty array is refused;
+    ``minimum``: every non-NaN entry must be at least this (a standard error: 0)."""
+    if isinstance(values, (bool, np.bool_)):
+        raise InputError(param, f"expected a number or an array of numbers, got the boolean {values!r}")
+    if getattr(values, "dtype", None) is not None and str(values.dtype) in ("bool", "torch.bool"):
+        values = np.asarray(values.detach().cpu().numpy() if hasattr(values, "detach") else values, dtype=float)
+    arr = _as_numeric_array(values, param, "a number or an array of numbers")
+    if arr.size == 0:
+        raise InputError(param, "expected at least one number, got an empty array")
+    if minimum is not None and np.any(arr[~np.isnan(arr)] < minimum):
+        raise InputError(param, f"entries must be >= {minimum:g}, got {float(np.nanmin(arr)):g}")
+    return arr
+
+
+def boolean(value, param: str) -> bool:
+    """A flag: ``True`` or ``False`` (Python's or numpy's); ``1``, ``'no'`` or ``None`` is a mistake."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(param, f"expected True or False, got {value!r}")
+    return bool(value)
+
+
+def choice(value, param: str, options) -> str:
+    """``value`` as one of the strings ``options`` (a str-valued enum member counts as its value)."""
+    text = getattr(value, "value", value)
+    if not isinstance(text, str) or text not in tuple(options):
+        raise InputError(param, f"expected one of {', '.join(map(str, options))}; got {value!r}")
+    return text
+
+
 # -- sizes ----------------------------------------------------------------------------------------
 def physical_memory() -> int:
     """Bytes of physical memory of this machine (``os.sysconf``); a large default where unknown."""
@@ -151,6 +209,14 @@ def format_bytes(n: float) -> str:
     return f"{n:.3g} EiB"  # pragma: no cover
 
 
+class TooLarge(InputError):
+    """An allocation refused up front by :func:`memory`: bad input of a size the user chose (the command
+    line reports it with exit code 2, like every bad input, wherever in a run it was found)."""
+
+    def __reduce__(self):  # picklable across worker processes
+        return (TooLarge, (self.param, self.message))
+
+
 def memory(param: str, count, itemsize: int = 8, what: str = "") -> int:
     """Refuse, before allocating, ``count`` items of ``itemsize`` bytes (a float64 by default) that
     cannot fit in this machine's physical memory; return the bytes otherwise.
@@ -162,6 +228,6 @@ def memory(param: str, count, itemsize: int = 8, what: str = "") -> int:
     have = physical_memory()
     if need > have:
         tail = f" for {what}" if what else ""
-        raise InputError(param, f"would need {format_bytes(need)}{tail}, more than this machine's "
+        raise TooLarge(param, f"would need {format_bytes(need)}{tail}, more than this machine's "
                                 f"{format_bytes(have)} of memory; choose a smaller value")
     return need

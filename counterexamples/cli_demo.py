@@ -49,6 +49,28 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+#: The largest knob a demo runs in seconds and tells in finite numbers: |start| and tau (a radius) up to 1e6 keep
+#: every loss (a square of the distance) far from float64's overflow (a start of 1e308 squared is inf, a story of
+#: NaN); tau as local steps per round (byzantine, graph) and the client counts are loops run at once (tau = 1e9
+#: local steps never ends).
+LIMITS = {"eta": 1e3, "tau": 1e6, "start": 1e6, "batch": 1e6, "clients": 1000}
+STEP_LIMIT = {"byzantine": 1000, "graph": 1000}  # tau = local steps per round there
+MAX_ROUNDS = 10_000
+
+
+def check_ranges(name: str, knobs: dict) -> None:
+    """Each given knob within :data:`LIMITS` (``tau`` as local steps: a whole number up to :data:`STEP_LIMIT`)."""
+    for k, v in knobs.items():
+        if v is None:
+            continue
+        if k == "tau" and name in STEP_LIMIT:
+            if v != int(v) or not 1 <= v <= STEP_LIMIT[name]:
+                raise InputError(k, f"the {name} demo's tau is its local steps per round: a whole number in "
+                                    f"1..{STEP_LIMIT[name]}, got {v:g}")
+        elif abs(v) > LIMITS[k]:
+            raise InputError(k, f"must be at most {LIMITS[k]:g} in size for a demo, got {v:g}")
+
+
 def _opt(value, param: str, integer: bool = False):
     if value is None:
         return None
@@ -60,6 +82,8 @@ def run(args) -> int:
     if args.name not in NAMES:
         raise InputError("NAME", f"unknown demo {args.name!r}; choose one of {', '.join(NAMES)}")
     rounds = parse_int(args.rounds, "rounds", 1)
+    if rounds > MAX_ROUNDS:
+        raise InputError("rounds", f"must be at most {MAX_ROUNDS}, got {rounds}")
     seed = parse_int(args.seed, "seed", 0)
     knobs = {"eta": _opt(args.eta, "eta"), "tau": _opt(args.tau, "tau"), "batch": _opt(args.batch, "batch", True),
              "start": _opt(args.start, "start"), "clients": _opt(args.clients, "clients", True)}
@@ -67,6 +91,7 @@ def run(args) -> int:
         raise InputError("format", f"unknown format {args.format!r}; choose one of {', '.join(FORMATS)}")
     if args.style not in STYLES:
         raise InputError("style", f"unknown style {args.style!r}; choose one of {', '.join(STYLES)}")
+    check_ranges(args.name, knobs)
     dpi = _opt(args.dpi, "dpi")
     writable_dir(args.out, "--out")
     from counterexamples.demo import check_knobs, run_demo  # torch and matplotlib only now

@@ -44,8 +44,9 @@ def command_modules() -> dict:
     for ep in entry_points(group=COMMANDS_GROUP):
         try:
             mods[ep.name] = importlib.import_module(ep.value)
-        except ImportError as exc:  # a subcommand whose optional dependency is missing: leave it out
-            print(f"{PROG}: warning: subcommand {ep.name!r} unavailable ({exc})", file=sys.stderr)
+        except Exception as exc:  # a missing optional dependency or a broken plugin: leave it out, keep the rest
+            print(f"{PROG}: warning: subcommand {ep.name!r} unavailable ({exc.__class__.__name__}: {exc})",
+                  file=sys.stderr)
     return dict(sorted(mods.items()))
 
 
@@ -104,11 +105,17 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
     add_json_option(show, "the stored Result")
     cli_results.add_parser(sub)
 
-    for name, mod in (command_modules() if plugins is None else plugins).items():
+    plugins = command_modules() if plugins is None else plugins
+    for name, mod in list(plugins.items()):
         if command != "" and command != name and hasattr(mod, "HELP"):
             sub.add_parser(name, help=mod.HELP)
-        else:
+            continue
+        try:
             mod.add_parser(sub)
+        except Exception as exc:  # a plugin whose parser breaks: warn once, the other commands still work
+            plugins.pop(name)
+            print(f"{PROG}: warning: subcommand {name!r} unavailable ({exc.__class__.__name__}: {exc})",
+                  file=sys.stderr)
     return p
 
 
@@ -180,8 +187,11 @@ def _write_json(path: str | None, results) -> None:
 
 
 def _out_of_memory(exc: BaseException) -> bool:
-    """An allocation the machine could not serve (numpy's MemoryError, torch's CPU and CUDA allocators)."""
-    if isinstance(exc, MemoryError):
+    """An allocation the machine could not serve (numpy's MemoryError, torch's CPU and CUDA allocators), or one a
+    check refused up front (:class:`analytic.validate.TooLarge`)."""
+    from analytic.validate import TooLarge
+
+    if isinstance(exc, (MemoryError, TooLarge)):
         return True
     text = str(exc)
     return isinstance(exc, RuntimeError) and ("can't allocate memory" in text or "out of memory" in text.lower())

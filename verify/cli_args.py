@@ -212,3 +212,80 @@ def write_json(dest: str | None, doc) -> None:
         Path(dest).write_text(text)
     except OSError as exc:  # checked up front by output_file; this is the path changing under the run
         raise InputError("--json", f"cannot write {dest} ({exc.strerror or exc})") from None
+
+
+# -- keyword values from the command line (--grid NAME=V1,V2): checked against each check's signature --------------
+def _balanced(text: str) -> bool:
+    """Whether brackets and quotes in ``text`` pair up (a bare word never holds an unclosed '(' or quote)."""
+    depth, quote = 0, None
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0 and quote is None
+
+
+def _like(value, default, param: str):
+    """``value`` checked against the kind of ``default``: a count (int) stays a whole number of the default's
+    sign, a number stays finite (non-negative when the default is), a flag a bool, a word a word, a tuple a
+    tuple of values like its first entry; a Bound (a theorem's right-hand side) cannot come from a literal."""
+    from analytic import validate
+    from analytic.bounds import Bound
+
+    if isinstance(value, str) and not _balanced(value):
+        raise InputError(param, f"{value!r} is not a Python literal (brackets or quotes do not pair up)")
+    if isinstance(default, Bound):
+        raise InputError(param, f"expects a Bound (a theorem's right-hand side), which a literal {value!r} cannot "
+                                "give; pass it in Python: check(ctx, name=Bound(...))")
+    if isinstance(default, (bool, type(None))):
+        return validate.boolean(value, param) if isinstance(default, bool) else value
+    if isinstance(default, int):
+        return validate.integer(value, param, minimum=0 if default >= 0 else None)
+    if isinstance(default, float):
+        return validate.real(value, param, minimum=0.0 if default >= 0 else None)
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise InputError(param, f"expected a word (like {default!r}), got {value!r}")
+        return value
+    if isinstance(default, (tuple, list)):
+        if not isinstance(value, (tuple, list)):
+            raise InputError(param, f"expected a tuple like {default!r}, got {value!r}")
+        if default and all(type(d) is type(default[0]) for d in default):
+            for item in value:
+                _like(item, default[0], param)
+        return value
+    return value
+
+
+#: A keyword whose default is None is checked by its annotation (``m: int | None = None``: a count)
+_ANNOTATED = {"int": 1, "float": 1.0, "bool": False, "str": ""}
+
+
+def check_grid_values(specs, grid: Mapping[str, list], param: str = "--grid") -> None:
+    """Every grid value must fit the keyword it sets in every selected check (:func:`_like` against the
+    keyword's default), so ``m=-5``, ``m=abc``, ``m=1e999``, an unbalanced ``m=(4,16`` or a number for a
+    Bound is one line, exit 2, before any point runs."""
+    import inspect
+
+    for spec in specs:
+        params = inspect.signature(spec.func).parameters
+        for name, values in grid.items():
+            p = params.get(name)
+            if p is None or p.default is inspect.Parameter.empty:
+                continue
+            default = p.default if p.default is not None else _ANNOTATED.get(
+                str(p.annotation).replace("Optional[", "").split("|")[0].strip(" ]'\""))
+            for value in values:
+                if value is None and p.default is None:
+                    continue
+                try:
+                    _like(value, default, name)
+                except InputError as exc:
+                    raise InputError(param, f"{name}={value!r} for {spec.id}: {exc.message}") from None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 import importlib
 from analytic.errors import InputError
@@ -78,6 +79,9 @@ def _noise_std(text, param: str) -> float:
         raise InputError(param, f"noise standard deviation must be >= 0 (got {text})")
     if not math.isfinite(s * s):
         raise InputError(param, f"too large: its square (the variance) overflows float64 (got {text})")
+    if s > 0 and s * s < sys.float_info.min:  # the variance would underflow to 0 (or lose its digits): eps = inf
+        raise InputError(param, f"too small: its square (the variance) underflows float64 (got {text}); "
+                                f"give at least {math.sqrt(sys.float_info.min):.3g}, or 0 for no noise")
     return s
 
 

@@ -72,7 +72,7 @@ def _scheduler_address(text: str) -> str:
 
 def run(args) -> int:
     from verify.cli import PROG, _warn_plugin_errors
-    from verify.cli_args import output_file, writable_dir
+    from verify.cli_args import check_grid_values, output_file, writable_dir
     from verify.engine import Context
     from verify.registry import select
     from verify.store import ResultStore
@@ -91,6 +91,7 @@ def run(args) -> int:
     specs = select(args.ids, paper=args.paper, all_=args.all)
     _warn_plugin_errors()
     check_grid_names(specs, grid)
+    check_grid_values(specs, grid)
     settings = {"fidelity": args.fidelity, "replicates": args.replicates, "device": args.device}
     Context(**settings)  # the device (cuda without a GPU) is bad input before any task starts
     workers = args.workers if args.workers is not None else default_workers()

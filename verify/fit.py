@@ -29,6 +29,12 @@ Rules (DESIGN.md):
   algorithm succeeds on the same instance.
 * a run whose assumptions did not hold is ``inconclusive``, never ``holds``.
 
+Bad input is refused, never answered: every public function checks its parameters through
+:mod:`analytic.validate` and raises :class:`analytic.errors.InputError` naming the parameter (a level
+outside (0, 1), z <= 0, a negative or NaN tolerance, a verdict string outside :class:`Verdict`, a flag
+that is not a bool, k < 1 simultaneous tests). A NaN *measurement* is data (a failed run) and gives
+``inconclusive``; a NaN *theory* value (an expected value, a bound) is bad input.
+
 Rate and bound verdicts take the theory as an :class:`analytic.bounds.Bound` and read its
 ``kind``: ``upper`` and ``lower`` give the side, ``tight`` (and ``exact``) an upper claim whose
 exponent must also be matched from below. No check builds a verdict by hand: a test greps for it.
@@ -41,7 +47,9 @@ from typing import Iterable, Literal
 import numpy as np
 from scipy import stats
 
+from analytic import validate as check
 from analytic.bounds import Bound
+from analytic.errors import InputError
 from verify.result import Assumption, Verdict
 from verify.strength import Strength, aside, record, weakest  # noqa: F401  (weakest: combine's twin for strength)
 
@@ -51,8 +59,64 @@ DEFAULT_BOOT = 2000
 THREE_SIGMA_LEVEL = 0.9973  # two-sided coverage of +-3 standard errors
 
 
+SIDES = ("upper", "lower")
+VERDICTS = tuple(v.value for v in Verdict)
+
+
+# -- parameters: every public function below checks its own through analytic/validate.py -------------
 def _rng(rng) -> np.random.Generator:
-    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(0 if rng is None else rng)
+    """A Generator from a Generator, a SeedSequence, a seed >= 0 or None (seed 0)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    return np.random.default_rng(0 if rng is None else check.integer(rng, "rng", minimum=0))
+
+
+def _side(side, optional: bool = False):
+    """``upper`` or ``lower`` (``None`` too where the side may come from a Bound)."""
+    return None if (optional and side is None) else check.choice(side, "side", SIDES)
+
+
+def _verdict(value, param: str = "verdict") -> Verdict:
+    """A Verdict from a Verdict or its string value; anything else is bad input."""
+    return Verdict(check.choice(value, param, VERDICTS))
+
+
+def _resampling(level, n_boot, rng, deterministic) -> tuple[float, int, np.random.Generator, bool]:
+    """The shared parameters of the bootstrap rules: level in (0, 1), n_boot >= 1, a seed, a flag."""
+    return (check.probability(level, "level"), check.integer(n_boot, "n_boot", minimum=1), _rng(rng),
+            check.boolean(deterministic, "deterministic"))
+
+
+def _grid(x, param: str = "x", positive: bool = True) -> np.ndarray:
+    """A grid: at least two finite numbers (positive for a log axis), as a 1-d float64 array."""
+    x = check.array(x, param, allow_inf=False).ravel()
+    if x.size < 2:
+        raise InputError(param, f"a fit needs at least 2 grid points, got {x.size}")
+    if positive and np.any(x <= 0):
+        raise InputError(param, "a log-log fit needs positive grid values")
+    return x
+
+
+def _theory(values, param: str) -> np.ndarray:
+    """A theory's values (an expected value, a bound): numbers (booleans in an array count as 0/1), never NaN."""
+    arr = check.measured(values, param)
+    if np.any(np.isnan(arr)):
+        raise InputError(param, "expected numbers, got NaN")
+    return arr
+
+
+def _bound_arg(bound, param: str = "bound") -> Bound:
+    if not isinstance(bound, Bound):
+        raise InputError(param, f"expected a Bound, got {bound!r}")
+    return bound
+
+
+def _values_arg(values, param: str = "values") -> dict | None:
+    if values is not None and not isinstance(values, dict):
+        raise InputError(param, f"expected a dict of symbol values, got {values!r}")
+    return values
 
 
 def _quantiles(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +135,8 @@ PLANT_FACTOR = 0.9
 def tightness_of(slack: float) -> str:
     """``tight`` when the theory is attained within TIGHT_WITHIN (slack = bound/observed for an upper
     bound, observed/bound for a lower one), ``loose`` up to VACUOUS_BEYOND, ``vacuous`` beyond."""
-    if not slack <= VACUOUS_BEYOND:  # also NaN and inf
+    slack = check.real(slack, "slack", minimum=0.0, allow_inf=True)
+    if not slack <= VACUOUS_BEYOND:  # also inf
         return "vacuous"
     return "tight" if slack <= TIGHT_WITHIN else "loose"
 
@@ -159,7 +224,10 @@ def bootstrap_ci(samples, level: float = DEFAULT_LEVEL, n_boot: int = DEFAULT_BO
     (-inf, inf), so every verdict built on it is inconclusive. Pass ``deterministic=True`` for an
     exact quantity (one "replicate" is the value itself): the interval collapses to it.
     """
-    y = np.asarray(samples, dtype=float)
+    level, n_boot, rng, deterministic = _resampling(level, n_boot, rng, deterministic)
+    y = check.measured(samples, "samples")
+    if y.ndim == 0:
+        y = y[None]
     mean = y.mean(axis=0)
     R = y.shape[0]
     if deterministic:
@@ -172,9 +240,9 @@ def bootstrap_ci(samples, level: float = DEFAULT_LEVEL, n_boot: int = DEFAULT_BO
 
 def proportion_ci(k: int, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, float, float]:
     """Fraction k/n with the exact Clopper-Pearson interval."""
-    if n <= 0 or not 0 <= k <= n:
-        raise ValueError(f"proportion_ci: need 0 <= k <= n and n > 0, got k={k}, n={n}")
-    a = 1.0 - level
+    n = check.integer(n, "n", minimum=1)
+    k = check.integer(k, "k", minimum=0, maximum=n)
+    a = 1.0 - check.probability(level, "level")
     lo = 0.0 if k == 0 else float(stats.beta.ppf(a / 2, k, n - k + 1))
     hi = 1.0 if k == n else float(stats.beta.ppf(1 - a / 2, k + 1, n - k))
     return k / n, lo, hi
@@ -210,12 +278,14 @@ def slope_fit(x, Y, *, log_x: bool = True, level: float = DEFAULT_LEVEL, n_boot:
     so it reflects the spread of the estimate of the *mean* curve. Values must be positive.
     One replicate of a random quantity gives the interval (-inf, inf) unless ``deterministic``.
     """
-    x = np.asarray(x, dtype=float)
-    Y = np.atleast_2d(np.asarray(Y, dtype=float))
-    if Y.shape[1] != x.size or x.size < 2:
-        raise ValueError(f"slope_fit: need Y [R, P] with P = len(x) >= 2, got {Y.shape} and {x.size}")
-    if np.any(Y.mean(axis=0) <= 0):
-        raise ValueError("slope_fit: the mean curve must be positive for a log fit")
+    level, n_boot, rng, deterministic = _resampling(level, n_boot, rng, deterministic)
+    log_x = check.boolean(log_x, "log_x")
+    x = _grid(x, "x", positive=log_x)
+    Y = np.atleast_2d(check.measured(Y, "Y"))
+    if Y.ndim != 2 or Y.shape[1] != x.size or x.size < 2:
+        raise InputError("Y", f"need Y [R, P] with P = len(x) >= 2, got {Y.shape} and {x.size}")
+    if not np.all(Y.mean(axis=0) > 0):
+        raise InputError("Y", "the mean curve must be positive for a log fit")
     X = np.log10(x) if log_x else x
     s, c = _ols_slopes(X, np.log10(Y.mean(axis=0))[None, :])
     s, c = float(s[0]), float(c[0])
@@ -236,23 +306,38 @@ def slope_fit(x, Y, *, log_x: bool = True, level: float = DEFAULT_LEVEL, n_boot:
 # -- verdict rules --------------------------------------------------------------------------
 def interval_verdict(lo: float, hi: float, threshold: float, side: Side = "upper") -> Verdict:
     """The atom: an upper-type claim 'q <= threshold' from q's CI [lo, hi] (lower-type mirrors).
-    A non-finite end that is not an infinite interval end (a NaN) gives inconclusive."""
-    if any(np.isnan(v) for v in (lo, hi, threshold)):
+    A NaN end (a measurement that failed) gives inconclusive; a NaN threshold, or an interval whose lower
+    end lies above its upper end, is bad input."""
+    lo, hi, threshold = (_scalar(v, n) for v, n in ((lo, "lo"), (hi, "hi"), (threshold, "threshold")))
+    side = _side(side)
+    if np.isnan(threshold):
+        raise InputError("threshold", "expected a number, got NaN")
+    if np.isnan(lo) or np.isnan(hi):
         return Verdict.INCONCLUSIVE
+    if lo > hi:
+        raise InputError("lo", f"the interval's lower end {lo:g} lies above its upper end {hi:g}")
     if side == "upper":
         if hi <= threshold:
             return Verdict.HOLDS
         return Verdict.VIOLATED if lo > threshold else Verdict.INCONCLUSIVE
-    if side == "lower":
-        if lo >= threshold:
-            return Verdict.HOLDS
-        return Verdict.VIOLATED if hi < threshold else Verdict.INCONCLUSIVE
-    raise ValueError(f"side: expected upper or lower, got {side!r}")
+    if lo >= threshold:
+        return Verdict.HOLDS
+    return Verdict.VIOLATED if hi < threshold else Verdict.INCONCLUSIVE
+
+
+def _scalar(value, param: str) -> float:
+    """One measured number (NaN and +-inf allowed: see :func:`interval_verdict`)."""
+    if isinstance(value, float):
+        return value
+    arr = check.measured(value, param)
+    if arr.size != 1:
+        raise InputError(param, f"expected one number, got {arr.size}")
+    return float(arr.ravel()[0])
 
 
 def combine(verdicts: Iterable[Verdict]) -> Verdict:
     """All parts must hold: any violated -> violated; else any inconclusive -> inconclusive."""
-    vs = list(verdicts)
+    vs = _verdicts(verdicts)
     if any(v == Verdict.VIOLATED for v in vs):
         return Verdict.VIOLATED
     if any(v == Verdict.INCONCLUSIVE for v in vs):
@@ -260,11 +345,17 @@ def combine(verdicts: Iterable[Verdict]) -> Verdict:
     return Verdict.HOLDS
 
 
+def _verdicts(verdicts) -> list[Verdict]:
+    if isinstance(verdicts, (str, bytes)) or not isinstance(verdicts, Iterable):
+        raise InputError("verdicts", f"expected an iterable of verdicts, got {verdicts!r}")
+    return [_verdict(v, "verdicts") for v in verdicts]
+
+
 def unanimous(verdicts: Iterable[Verdict]) -> Verdict:
     """A statement about one unknown member of a family (e.g. a paper's unstated attack), each member's verdict
     given: holds when it holds for every member, violated when it is violated for every member, else
     inconclusive (the answer depends on which member the paper meant)."""
-    vs = list(verdicts)
+    vs = _verdicts(verdicts)
     if vs and all(v == Verdict.HOLDS for v in vs):
         return Verdict.HOLDS
     if vs and all(v == Verdict.VIOLATED for v in vs):
@@ -277,7 +368,7 @@ def controlled(claim: Verdict, control: Verdict) -> Verdict:
     run with the unprotected baseline (e.g. the plain mean), which must fail. The claim's ``holds`` stands only when
     the control is violated; if the control also holds (or cannot be decided) the attack did no harm even without
     the property, so the run says nothing about it: inconclusive. A claim that does not hold keeps its verdict."""
-    claim, control = Verdict(claim), Verdict(control)
+    claim, control = _verdict(claim, "claim"), _verdict(control, "control")
     if claim != Verdict.HOLDS:
         return claim
     return Verdict.HOLDS if control == Verdict.VIOLATED else Verdict.INCONCLUSIVE
@@ -287,13 +378,22 @@ def side_of(bound: Bound) -> tuple[Side, bool]:
     """(side, tight) that a Bound's kind asks of a measurement: upper, lower, or tight (upper and
     matched from below); an ``exact`` Bound is tight."""
     return {"upper": ("upper", False), "lower": ("lower", False), "tight": ("upper", True),
-            "exact": ("upper", True)}[bound.kind]
+            "exact": ("upper", True)}[_bound_arg(bound).kind]
+
+
+BOUND_KINDS = ("upper", "lower", "tight", "exact")
 
 
 def power_law(param: str, exponent: float, kind: str = "upper", name: str | None = None) -> Bound:
     """The Bound ``param**exponent`` of the given kind: a rate claim stated only by its exponent."""
     import sympy as sp
 
+    if not (isinstance(param, str) and param.isidentifier()):
+        raise InputError("param", f"expected a symbol name, got {param!r}")
+    exponent = check.real(exponent, "exponent")
+    kind = check.choice(kind, "kind", BOUND_KINDS)
+    if name is not None and not isinstance(name, str):
+        raise InputError("name", f"expected a string, got {name!r}")
     x = sp.Symbol(param, positive=True)
     return Bound(name or f"{param}^{exponent:g}", x ** sp.nsimplify(exponent), kind,  # type: ignore[arg-type]
                  statement=f"{'Theta' if kind in ('tight', 'exact') else 'O' if kind == 'upper' else 'Omega'}"
@@ -313,19 +413,25 @@ def leading_exponent(theory: Bound, param: str, *, first=()) -> float:
     Computed symbolically from the Bound, so a planted factor param**s shifts it by exactly s."""
     import sympy as sp
 
+    _bound_arg(theory, "theory")
+    names = [str(s) for s in theory.symbols] if hasattr(theory, "symbols") else []
+    for name, what in [(param, "param")] + [(v, "first") for v in first]:
+        if not isinstance(name, str) or name not in names:
+            raise InputError(what, f"expected one of the symbols {names} of {theory.name!r}, got {name!r}")
     x = theory.symbol(param)
     e = sp.simplify(x * sp.diff(theory.expr, x) / theory.expr)
     for v in first:
         e = sp.limit(e, theory.symbol(v), sp.oo)
     p = sp.limit(e, x, sp.oo)
     if not (p.is_real and p.is_finite) or p.free_symbols:
-        raise ValueError(f"{theory.name}: no finite leading exponent in {param} (limit {p})")
+        raise InputError("theory", f"{theory.name}: no finite leading exponent in {param} (limit {p})")
     return float(p)
 
 
 def leading_rate(theory: Bound, param: str, *, first=(), kind: str = "tight") -> Bound:
     """The power law param**p with p = :func:`leading_exponent` (its kind ``tight`` by default: the claim that the
     measured worst case attains the leading term's order, matched from both sides by :func:`rate_verdict`)."""
+    kind = check.choice(kind, "kind", BOUND_KINDS)
     p = leading_exponent(theory, param, first=first)
     return power_law(param, p, kind, name=f"leading term of {theory.name} in {param}: {param}^{p:g}")
 
@@ -358,9 +464,15 @@ def rate_verdict(
     exact: both). ``values`` fixes g's other symbols (they may be arrays that move with x).
     ``Y`` is ``[R, P]``; ``deterministic``: one exact curve, whose slope is known exactly.
     """
-    side, tight = side_of(theory)
-    x = np.asarray(x, dtype=float)
-    g = _on_grid(theory, param, x, values)
+    side, tight = side_of(_bound_arg(theory, "theory"))
+    level, n_boot, rng, deterministic = _resampling(level, n_boot, rng, deterministic)
+    tol = check.tolerance(tol, "tol")
+    if not (isinstance(param, str) and param.isidentifier()):
+        raise InputError("param", f"expected a symbol name, got {param!r}")
+    x = _grid(x, "x")
+    g = _on_grid(theory, param, x, _values_arg(values))
+    if not np.all(np.isfinite(g) & (g > 0)):
+        raise InputError("theory", f"{theory.name} must be positive and finite on the grid for a log-log fit")
     p = round(float(np.polyfit(np.log10(x), np.log10(g), 1)[0]), 12)  # a power law's exponent, without fit noise
     f = slope_fit(x, Y, level=level, n_boot=n_boot, rng=_rng(rng), deterministic=deterministic)
     parts = [interval_verdict(f.lo, f.hi, p + tol, "upper")] if side == "upper" else [
@@ -412,15 +524,33 @@ def _rate_strength(verdict: Verdict, f: SlopeFit, p: float, tol: float, side: Si
         {"exponent_shift": shift / PLANT_FACTOR, "param": param} if finite else {}))
 
 
-def _bound_values(bound, values: dict | None, side: Side | None) -> tuple[np.ndarray, Side]:
+def _broadcast(*pairs) -> list[np.ndarray]:
+    """Arrays (value, name) broadcast together; shapes that do not match name the last parameter."""
+    try:
+        return list(np.broadcast_arrays(*(np.asarray(a, dtype=float) for a, _ in pairs)))
+    except ValueError:
+        shapes = ", ".join(f"{n} {np.shape(a)}" for a, n in pairs)
+        raise InputError(pairs[-1][1], f"shapes do not match: {shapes}") from None
+
+
+def _bound_values(bound, values: dict | None, side: Side | None, param: str = "bound",
+                  at: str = "values") -> tuple[np.ndarray, Side]:
     """A Bound evaluated at ``values`` with the side its kind asks, or plain numbers with ``side``."""
+    side = _side(side, optional=True)
+    _values_arg(values, at)
     if isinstance(bound, Bound):
         if side is not None:
-            raise ValueError(f"side: the kind of {bound.name!r} ({bound.kind}) decides the side; do not pass one")
-        return np.asarray(bound(**(values or {})), dtype=float), side_of(bound)[0]
+            raise InputError("side", f"the kind of {bound.name!r} ({bound.kind}) decides the side; do not pass one")
+        b = np.asarray(bound(**(values or {})), dtype=float)
+        if np.any(np.isnan(b)):
+            raise InputError(at, f"{bound.name} evaluates to NaN at {values}")
+        return b, side_of(bound)[0]
     if values is not None:
-        raise ValueError("values: only a Bound is evaluated at values")
-    return np.asarray(bound, dtype=float), side or "upper"
+        raise InputError(at, "only a Bound is evaluated at values")
+    b = _theory(bound, param)
+    if b.size == 0:
+        raise InputError(param, "expected at least one number, got an empty array")
+    return b, side or "upper"
 
 
 def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = None, level: float = DEFAULT_LEVEL,
@@ -441,7 +571,12 @@ def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = N
     holding bound at or beyond it everywhere is ``vacuous`` whatever its ratio.
     """
     bound, side = _bound_values(bound, values, side)
-    Y = np.asarray(Y, dtype=float)
+    level, n_boot, rng, deterministic = _resampling(level, n_boot, rng, deterministic)
+    if trivial is not None:
+        _theory(trivial, "trivial")
+    Y = check.measured(Y, "Y")
+    if Y.ndim == 0:
+        Y = Y[None]
     if Y.ndim == 1:
         Y = Y[:, None]
     P = Y.shape[1]
@@ -472,13 +607,18 @@ def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = N
 
 def identity_verdict(observed, expected, rtol: float, atol=0.0) -> tuple[Verdict, dict]:
     """Holds when |observed - expected| <= atol + rtol |expected| everywhere; else violated.
-    A non-finite observed value or tolerance (a numerical failure) is inconclusive, not a violation."""
-    o = np.asarray(observed, dtype=float)
-    e = np.asarray(expected, dtype=float)
+    A non-finite observed value (a numerical failure) is inconclusive, not a violation; the expected value
+    (the theory's) must be a number and the tolerances finite and >= 0."""
+    o = check.measured(observed, "observed")
+    e = _theory(expected, "expected")
+    rtol, atol = check.tolerance(rtol, "rtol"), check.tolerance(atol, "atol")
+    if e.size == 0:
+        raise InputError("expected", "expected at least one number, got an empty array")
+    o, e = _broadcast((o, "observed"), (e, "expected"))
     err = np.abs(o - e)
-    if not (np.all(np.isfinite(o)) and np.all(np.isfinite(np.asarray(atol, dtype=float)))):
+    if not np.all(np.isfinite(o)):
         return Verdict.INCONCLUSIVE, {"max_abs_error": float("nan"), "max_rel_error": float("nan"), "rtol": rtol,
-                                      "atol": atol, "reason": "non-finite observed value or tolerance"}
+                                      "atol": atol, "reason": "non-finite observed value"}
     ok = bool(np.all(err <= atol + rtol * np.abs(e)))
     # a relative error is defined where the expected value is not 0 (an exact 0 matched exactly counts as 0):
     # an expected 0 met by 1e-16 is an absolute error, not an infinite relative one
@@ -506,23 +646,51 @@ def identity_verdict(observed, expected, rtol: float, atol=0.0) -> tuple[Verdict
 
 
 # -- Monte Carlo and exact-number variants of the same rules -----------------------------------
-def family_z(k: int, level: float = THREE_SIGMA_LEVEL, df: int | None = None) -> float:
+#: The root seeds a conviction must survive: a Monte Carlo atom that may not convict by chance at any
+#: seed of a sweep (:func:`mc_identity_verdict`'s ``convict_z``) tests k points at each of this many seeds.
+SWEEP_SEEDS = 1000
+
+
+def family_z(k: int, level: float = THREE_SIGMA_LEVEL, df: int | None = None, seeds: int = 1) -> float:
     """Critical |z| for k simultaneous two-sided tests at family-wise coverage ``level`` (Bonferroni);
     Student's t with ``df`` degrees of freedom when the standard errors come from few batches.
+    ``seeds``: the same k tests repeated at that many root seeds (a sweep), all in one family: the
+    tail of each test is (1 - level) / (2 k seeds).
 
-    k = 1 at the default level gives 3.0: "within 3 standard errors" for one number.
+    k = 1 at the default level gives 3.0: "within 3 standard errors" for one number; k = 17 gives
+    3.78, and k = 17 over SWEEP_SEEDS = 1000 seeds 5.24.
     """
-    tail = (1.0 - level) / (2.0 * max(int(k), 1))
+    k = check.integer(k, "k", minimum=1)
+    level = check.probability(level, "level")
+    df = None if df is None else check.integer(df, "df", minimum=1)
+    seeds = check.integer(seeds, "seeds", minimum=1)
+    tail = (1.0 - level) / (2.0 * k * seeds)
     return float(stats.norm.isf(tail) if df is None else stats.t.isf(tail, df))
 
 
-def mc_identity_verdict(estimate, se, expected, z: float, resolution=None) -> tuple[Verdict, dict]:
+def mc_identity_verdict(estimate, se, expected, z: float, resolution=None, *,
+                        convict_z: float | None = None) -> tuple[Verdict, dict]:
     """Monte Carlo identity: holds when every |estimate - expected| <= z * SE (identity rule, atol = z SE).
 
     A test without power must not say holds: when the half-width z * SE exceeds ``resolution``
     (default |expected|, i.e. the interval cannot even tell the value from 0) the verdict is
-    inconclusive unless the estimate is already outside the interval (violated).
+    inconclusive unless the estimate is already outside the interval (violated). A NaN or infinite
+    standard error (the estimate failed) is inconclusive.
+
+    ``convict_z`` (>= z; default z): the deviation, in standard errors, a *violation* needs. The Monte
+    Carlo side of an identity that is exact by another computation (a closed form matched to rounding)
+    must not convict it by chance at any seed: pass ``family_z(k, seeds=SWEEP_SEEDS)``, so a deviation
+    between z and convict_z standard errors is ``inconclusive`` and the power reported is convict_z's.
     """
+    z = check.real(z, "z", minimum=0.0, strict=True)
+    convict_z = z if convict_z is None else check.real(convict_z, "convict_z", minimum=z)
+    check.measured(estimate, "estimate")
+    se = check.measured(se, "se", minimum=0.0)
+    _theory(expected, "expected")
+    if resolution is not None:
+        resolution = check.tolerance(resolution, "resolution", allow_inf=True)
+    if not np.all(np.isfinite(se)):
+        return Verdict.INCONCLUSIVE, {"z": z, "max_abs_z": float("nan"), "reason": "non-finite standard error"}
     with aside():  # recorded below in standard errors
         v, info = identity_verdict(estimate, expected, rtol=0.0, atol=z * np.asarray(se, dtype=float))
     est, exp_, se = (np.asarray(x, dtype=float) for x in (estimate, expected, se))
@@ -532,11 +700,16 @@ def mc_identity_verdict(estimate, se, expected, z: float, resolution=None) -> tu
     if v == Verdict.HOLDS and np.any(z * se > res):
         v = Verdict.INCONCLUSIVE
         info["reason"] = "z * SE exceeds the resolution: the Monte Carlo test has no power"
+    info["convict_z"] = convict_z
+    if v == Verdict.VIOLATED and not np.any(np.abs(est - exp_) > convict_z * se):
+        v = Verdict.INCONCLUSIVE
+        info["reason"] = (f"a deviation of {info['max_abs_z']:.3g} standard errors: beyond z = {z:.3g}, within the "
+                          f"{convict_z:.3g} a violation needs")
     with np.errstate(divide="ignore", invalid="ignore"):
-        half = np.broadcast_to(z * se, np.broadcast(est, exp_, se).shape)
+        half = np.broadcast_to(convict_z * se, np.broadcast(est, exp_, se).shape)
         rel = float(np.nanmax(np.where(exp_ != 0, half / np.abs(np.where(exp_ != 0, exp_, 1.0)), half)))
     record(Strength("monte_carlo_identity", v.value, "z", info["max_abs_z"], None, rel,
-                    f"a relative change of the expected value beyond {rel:.3g} (z = {z:.3g} standard errors) "
+                    f"a relative change of the expected value beyond {rel:.3g} (z = {convict_z:.3g} standard errors) "
                     "would be detected", f"max |estimate - expected| = {info['max_abs_z']:.3g} standard errors "
                     f"against {z:.3g}", "tight" if v == Verdict.HOLDS else None, 1.0))
     return v, info
@@ -547,8 +720,9 @@ def mc_bound_verdict(estimate, se, bound, z: float, side: Side | None = None, *,
     """Monte Carlo bound: 'E[X] <= bound' (or >=) at each point from estimates with standard errors;
     the interval rule on estimate +- z SE (choose z with :func:`family_z` for several points)."""
     b, side = _bound_values(bound, values, side)
-    est, se = np.asarray(estimate, dtype=float), np.asarray(se, dtype=float)
-    est, se, b = np.broadcast_arrays(est, se, b)
+    z = check.real(z, "z", minimum=0.0, strict=True)
+    est, se = check.measured(estimate, "estimate"), check.measured(se, "se", minimum=0.0)
+    est, se, b = _broadcast((est, "estimate"), (se, "se"), (b, "bound"))
     verdict = combine(interval_verdict(e - z * s, e + z * s, t, side) for e, s, t in zip(est.ravel(), se.ravel(), b.ravel()))
     _threshold_strength("monte_carlo_bound", verdict, est, est - z * se, est + z * se, est - z * se, est + z * se, b, side)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # an exact point has SE 0: |z| = inf
@@ -562,9 +736,9 @@ def deterministic_verdict(values, bounds, side: Side | None = None, rtol: float 
     """'value <= bound' (side upper) or 'value >= bound' (lower) for exact, non-random numbers: the
     interval rule with the interval collapsed to the value. ``rtol`` widens the bound by rtol |bound|
     in the claim's favour (rounding of exact arithmetic). ``bounds`` may be a Bound evaluated ``at``."""
-    b_raw, side = _bound_values(bounds, at, side)
-    v = np.asarray(values, dtype=float)
-    raw = np.broadcast_to(b_raw, v.shape)
+    b_raw, side = _bound_values(bounds, at, side, "bounds", "at")
+    rtol = check.tolerance(rtol, "rtol")
+    v, raw = _broadcast((check.measured(values, "values"), "values"), (b_raw, "bounds"))
     b = raw + (rtol if side == "upper" else -rtol) * np.abs(raw)
     verdict = combine(interval_verdict(x, x, t, side) for x, t in zip(v.ravel(), b.ravel()))
     _threshold_strength("exact_bound", verdict, v, v, v, v, v, b, side)
@@ -578,7 +752,8 @@ def deterministic_verdict(values, bounds, side: Side | None = None, rtol: float 
 
 def exact_zero_verdict(value: float, atol: float = 0.0) -> tuple[Verdict, dict]:
     """'value = 0' for an exact quantity (a count of mismatches, a rounding residual): holds when |value| <= atol."""
-    x = abs(float(value))
+    x = abs(_scalar(value, "value"))
+    atol = check.tolerance(atol, "atol")
     v = interval_verdict(x, x, atol, "upper")
     _tolerance_strength("exact_zero", v, "absolute_error", x, atol, f"|value| = {x:.3g} against {atol:.3g}")
     return v, {"value": float(value), "atol": atol}
@@ -591,8 +766,8 @@ def counterexample_verdict(failure_reproduced: bool | Verdict, repaired_succeeds
     Each part is a decided fact (bool) or the Verdict of a statistical test of it (e.g. :func:`proportion_verdict`):
     reproduced when both hold, not reproduced when either is violated (decided against), inconclusive when neither
     is decided against but one is undecided (a success rate whose interval straddles its threshold says nothing)."""
-    parts = [p if isinstance(p, Verdict) else (Verdict.HOLDS if p else Verdict.VIOLATED)
-             for p in (failure_reproduced, repaired_succeeds)]
+    parts = [_part(p, name) for p, name in ((failure_reproduced, "failure_reproduced"),
+                                            (repaired_succeeds, "repaired_succeeds"))]
     if all(p == Verdict.HOLDS for p in parts):
         return Verdict.REPRODUCED
     if any(p == Verdict.VIOLATED for p in parts):
@@ -600,14 +775,29 @@ def counterexample_verdict(failure_reproduced: bool | Verdict, repaired_succeeds
     return Verdict.INCONCLUSIVE
 
 
+def _part(value, param: str) -> Verdict:
+    """A part of a counterexample: a bool, or the holds/violated/inconclusive Verdict of a test of it."""
+    if isinstance(value, Verdict):
+        if value not in (Verdict.HOLDS, Verdict.VIOLATED, Verdict.INCONCLUSIVE):
+            raise InputError(param, f"expected a bool or a holds/violated/inconclusive Verdict, got {value.value!r}")
+        return value
+    return Verdict.HOLDS if check.boolean(value, param) else Verdict.VIOLATED
+
+
 def apply_minimum_replicates(verdict: Verdict, used: int, minimum: int) -> Verdict:
     """Fewer replicates than a check needs: whatever the numbers say, the verdict is inconclusive."""
+    verdict = _verdict(verdict)
+    used, minimum = check.integer(used, "used", minimum=0), check.integer(minimum, "minimum", minimum=0)
     return Verdict.INCONCLUSIVE if used < minimum else verdict
 
 
 def apply_assumptions(verdict: Verdict, assumptions: Iterable[Assumption]) -> Verdict:
     """A run whose assumptions did not hold says nothing about the claim: inconclusive."""
-    return Verdict.INCONCLUSIVE if any(not a.held for a in assumptions) else verdict
+    verdict = _verdict(verdict)
+    items = list(assumptions) if isinstance(assumptions, Iterable) and not isinstance(assumptions, str) else None
+    if items is None or not all(isinstance(a, Assumption) for a in items):
+        raise InputError("assumptions", f"expected a list of Assumption, got {assumptions!r}")
+    return Verdict.INCONCLUSIVE if any(not a.held for a in items) else verdict
 
 
 def geometric_rate_verdict(steps, errors, limit, side: Side | None = None, *, values: dict | None = None,
@@ -621,21 +811,24 @@ def geometric_rate_verdict(steps, errors, limit, side: Side | None = None, *, va
     a square, r = limit^2, is violated) or a plain number with ``side`` (upper by default). ``window``
     = (first, last) step of the fit: leave out the transient before it and the floor after it (a run that
     reached machine precision contracts no more, which would make any rate look slower)."""
-    tight = False
-    if isinstance(limit, Bound):
-        if side is not None:
-            raise ValueError(f"side: the kind of {limit.name!r} ({limit.kind}) decides the side; do not pass one")
-        side, tight = side_of(limit)
-        limit = float(np.asarray(limit(**(values or {})), dtype=float))
-    elif values is not None:
-        raise ValueError("values: only a Bound is evaluated at values")
-    side = side or "upper"
-    steps = np.asarray(steps, dtype=float)
-    errors = np.atleast_2d(np.asarray(errors, dtype=float))
+    tight = isinstance(limit, Bound) and side_of(limit)[1]
+    limit, side = _bound_values(limit, values, side, "limit")
+    limit = check.real(float(limit) if limit.size == 1 else limit, "limit", minimum=0.0, strict=True)
+    level, n_boot, rng, deterministic = _resampling(level, n_boot, rng, deterministic)
+    tol = check.tolerance(tol, "tol")
+    steps = check.array(steps, "steps", allow_inf=False).ravel()
+    errors = np.atleast_2d(check.measured(errors, "errors"))
+    if steps.size < 2:
+        raise InputError("steps", f"a rate needs at least 2 steps, got {steps.size}")
+    if errors.ndim != 2 or errors.shape[1] != steps.size:
+        raise InputError("errors", f"expected errors [R, {steps.size}], got shape {errors.shape}")
     if window is not None:
-        keep = (steps >= window[0]) & (steps <= window[1])
+        w = check.array(window, "window", allow_inf=False)
+        if w.shape != (2,) or w[0] > w[1]:
+            raise InputError("window", f"expected (first, last) with first <= last, got {window!r}")
+        keep = (steps >= w[0]) & (steps <= w[1])
         if keep.sum() < 2:
-            raise ValueError(f"window: {window} keeps {int(keep.sum())} steps; a rate needs at least 2")
+            raise InputError("window", f"{window} keeps {int(keep.sum())} steps; a rate needs at least 2")
         steps, errors = steps[keep], errors[:, keep]
     f = slope_fit(steps, errors, log_x=False, level=level, n_boot=n_boot, rng=rng, deterministic=deterministic)
     lo, hi = 10 ** f.lo, 10 ** f.hi
@@ -653,6 +846,8 @@ def proportion_verdict(k: int, n: int, threshold: float, side: Side = "lower",
                        level: float = DEFAULT_LEVEL) -> tuple[Verdict, dict]:
     """'success rate >= threshold' (side lower; upper: <=) from k successes in n independent trials,
     with the exact Clopper-Pearson interval."""
+    threshold = check.real(threshold, "threshold", minimum=0.0, maximum=1.0)
+    side = _side(side)
     p, lo, hi = proportion_ci(k, n, level)
     v = interval_verdict(lo, hi, threshold, side)
     _threshold_strength("proportion", v, p, lo, hi, lo, hi, threshold, side)
@@ -666,9 +861,13 @@ def bracket_verdict(lower, upper, bound, side: Side = "upper") -> tuple[Verdict,
     dual: a certificate), interval arithmetic. The interval rule with the bracket as the interval, point by
     point: holds when every bracket lies on the claim's side, violated when one lies wholly on the wrong
     side, inconclusive otherwise (a bracket that straddles the bound: the solver cannot tell)."""
-    lo, hi, b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (lower, upper, bound)))
+    side = _side(side)
+    lo, hi, b = _broadcast((check.measured(lower, "lower"), "lower"), (check.measured(upper, "upper"), "upper"),
+                           (check.measured(bound, "bound"), "bound"))
+    if np.any(np.isnan(b)):
+        raise InputError("bound", "expected numbers, got NaN")
     if np.any(lo > hi):
-        raise ValueError("bracket_verdict: every lower end must be <= its upper end")
+        raise InputError("lower", "every lower end must be <= its upper end")
     parts = [interval_verdict(l, h, t, side) for l, h, t in zip(lo.ravel(), hi.ravel(), b.ravel())]
     _threshold_strength("certified_bracket", combine(parts), hi if side == "upper" else lo, lo, hi, lo, hi, b, side)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -686,8 +885,11 @@ def ratio_of_means_verdict(numerator, denominator, threshold: float, side: Side 
     """'E[X] / E[Y] <= threshold' (side upper; lower: >=) from independent replicates X [R1] and Y [R2]: the
     interval rule on the expanded percentile-bootstrap CI of mean(X)/mean(Y), each sample resampled on its own
     (expansion factor of the smaller sample). Fewer than two replicates on either side: inconclusive."""
-    x, y = np.asarray(numerator, dtype=float).ravel(), np.asarray(denominator, dtype=float).ravel()
-    ratio = float(x.mean() / y.mean())
+    x, y = check.measured(numerator, "numerator").ravel(), check.measured(denominator, "denominator").ravel()
+    threshold, side = check.real(threshold, "threshold"), _side(side)
+    level, n_boot, rng, _ = _resampling(level, n_boot, rng, False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = float(x.mean() / y.mean())
     R = min(x.size, y.size)
     if R < 2:
         return Verdict.INCONCLUSIVE, {"ratio": ratio, "ratio_ci": [-np.inf, np.inf], "threshold": threshold, "side": side}
@@ -704,13 +906,17 @@ def paired_comparison_verdict(a, b, *, alpha: float = 0.05) -> tuple[Verdict, di
     """'a is smaller than b' (e.g. one method's error against another's) from paired replicates a [R], b [R]:
     holds when the one-sided Wilcoxon signed-rank test of a - b < 0 rejects at ``alpha``, violated when the
     opposite one-sided test (a - b > 0) rejects, else inconclusive (no detectable difference, or all pairs tied)."""
-    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    a, b = check.measured(a, "a").ravel(), check.measured(b, "b").ravel()
+    alpha = check.probability(alpha, "alpha")
+    for arr, name in ((a, "a"), (b, "b")):
+        if arr.size == 0:
+            raise InputError(name, "expected at least one replicate, got none")
     if a.shape != b.shape:
-        raise ValueError(f"paired_comparison_verdict: a and b must pair up, got {a.shape} and {b.shape}")
+        raise InputError("b", f"a and b must pair up, got {a.shape} and {b.shape}")
     diff = a - b
     info = {"median_difference": float(np.median(diff)), "mean_a": float(a.mean()), "mean_b": float(b.mean()),
             "pairs": int(a.size), "alpha": alpha}
-    if a.size < 2 or not np.any(diff != 0):
+    if a.size < 2 or not np.all(np.isfinite(diff)) or not np.any(diff != 0):  # too few, a failed run, all tied
         return Verdict.INCONCLUSIVE, {**info, "p_less": 1.0, "p_greater": 1.0}
     p_less = float(stats.wilcoxon(diff, alternative="less").pvalue)
     p_greater = float(stats.wilcoxon(diff, alternative="greater").pvalue)
@@ -725,8 +931,12 @@ def rank_trend_verdict(x, Y, min_rho: float, *, level: float = DEFAULT_LEVEL, n_
                        rng=None) -> tuple[Verdict, dict]:
     """'E[Y] increases with x' read as Spearman's rho between x [P] and the replicate mean of Y [R, P] being at least
     ``min_rho``: the interval rule (lower side) on a percentile-bootstrap CI of rho over resampled replicates."""
-    x = np.asarray(x, dtype=float)
-    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    x = _grid(x, "x", positive=False)
+    Y = np.atleast_2d(check.measured(Y, "Y"))
+    min_rho = check.real(min_rho, "min_rho", minimum=-1.0, maximum=1.0)
+    level, n_boot, rng, _ = _resampling(level, n_boot, rng, False)
+    if Y.ndim != 2 or Y.shape[1] != x.size or x.size < 2:
+        raise InputError("Y", f"need Y [R, P] with P = len(x) >= 2, got {Y.shape} and {x.size}")
     rho = float(stats.spearmanr(x, Y.mean(0)).statistic)
     if Y.shape[0] < 2:
         return Verdict.INCONCLUSIVE, {"rho": rho, "rho_ci": [-1.0, 1.0], "min_rho": min_rho}
@@ -755,14 +965,16 @@ def held_out_constant_verdict(cal_lo, cal_hi, cal_bound, test_lo, test_hi, test_
     is *violated* when some held-out lo > C g (the shape of g fails to follow q), else inconclusive.
     The lower side mirrors it (C = min lo / g / margin). A non-positive or non-finite g is bad input.
     """
-    cl, ch, cg, tl, th, tg = (np.atleast_1d(np.asarray(v, dtype=float)) for v in
-                              (cal_lo, cal_hi, cal_bound, test_lo, test_hi, test_bound))
-    if cg.size == 0 or tg.size == 0:
-        raise ValueError("held_out_constant_verdict: need at least one calibration and one held-out point")
-    if not (np.all(np.isfinite(cg)) and np.all(cg > 0) and np.all(np.isfinite(tg)) and np.all(tg > 0)):
-        raise ValueError("held_out_constant_verdict: the bound's shape must be positive and finite")
-    if margin < 1:
-        raise ValueError(f"held_out_constant_verdict: margin must be >= 1, got {margin}")
+    cl, ch, cg, tl, th, tg = (np.atleast_1d(check.measured(v, n)).ravel() for v, n in (
+        (cal_lo, "cal_lo"), (cal_hi, "cal_hi"), (cal_bound, "cal_bound"), (test_lo, "test_lo"), (test_hi, "test_hi"),
+        (test_bound, "test_bound")))
+    for g, name in ((cg, "cal_bound"), (tg, "test_bound")):
+        if not (np.all(np.isfinite(g)) and np.all(g > 0)):
+            raise InputError(name, "the bound's shape must be positive and finite")
+    if cl.size != cg.size or ch.size != cg.size or tl.size != tg.size or th.size != tg.size:
+        raise InputError("test_bound", "each interval end needs one bound value")
+    side = _side(side)
+    margin = check.real(margin, "margin", minimum=1.0)
     if side == "upper":
         C = float(np.max(ch / cg)) * margin
         verdict = combine(interval_verdict(lo, hi, C * g, "upper") for lo, hi, g in zip(tl, th, tg))
@@ -771,8 +983,6 @@ def held_out_constant_verdict(cal_lo, cal_hi, cal_bound, test_lo, test_hi, test_
         C = float(np.min(cl / cg)) / margin
         verdict = combine(interval_verdict(lo, hi, C * g, "lower") for lo, hi, g in zip(tl, th, tg))
         worst = float(np.min(tl / tg) / C) if np.isfinite(C) and C > 0 else float("nan")
-    else:
-        raise ValueError(f"side: expected upper or lower, got {side!r}")
     if not np.isfinite(C) or C <= 0:
         verdict = Verdict.INCONCLUSIVE  # the calibration could not pin a usable constant down
     else:
@@ -786,9 +996,11 @@ def median_verdict(samples, threshold: float, side: Side = "upper", level: float
     [x_(k), x_(n+1-k)] of the median (binomial order statistics, coverage >= ``level``, k as large as that
     allows). A few outlying replicates move a mean's bootstrap interval but not this one; with too few
     replicates for any such interval (n <= 5 at 95%) the verdict is inconclusive."""
-    x = np.sort(np.asarray(samples, dtype=float).ravel())
+    x = np.sort(check.measured(samples, "samples").ravel())
+    threshold, side, level = check.real(threshold, "threshold"), _side(side), check.probability(
+        level, "level")
     n = x.size
-    if n == 0 or np.any(np.isnan(x)):
+    if np.any(np.isnan(x)):
         return Verdict.INCONCLUSIVE, {"median": float("nan"), "ci": [-np.inf, np.inf], "k": 0, "n": int(n), "side": side}
     alpha = 1.0 - level
     ks = [k for k in range(1, n // 2 + 1) if 2.0 * stats.binom.cdf(k - 1, n, 0.5) <= alpha]

@@ -44,7 +44,7 @@ from verify.engine import Context, environment, library_versions
 from verify.fit import apply_minimum_replicates
 from verify.named import import_submodules
 from verify.result import KINDS, Claim, Finding, Result, Verdict, check_sort_key
-from verify.strength import recording, weakest
+from verify.strength import recording, undecided, weakest
 
 ID_PATTERN = re.compile(r"^[a-z]+\d{4}[a-z]?\.[cx]\d{2,3}$")
 ENTRY_POINT_GROUP = "fedverify.checks"
@@ -133,6 +133,9 @@ def fill_strength(res: Result, atoms: list) -> None:
             res.tightness = w.tightness or ""
     if res.verdict != Verdict.HOLDS:
         res.tightness = ""
+    note = undecided(atoms, res.verdict.value)
+    if note and note not in res.explanation:
+        res.explanation = f"{res.explanation} [{note}]".lstrip()
 
 
 def reproduce_command(check_id: str, ctx: Context, overrides: dict | None = None) -> str:

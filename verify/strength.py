@@ -20,7 +20,8 @@ requires ``violated``, so that the power a Result claims is the power it shows.
 
 While a check runs, the registry collects every atom's Strength (:func:`recording`) and keeps the
 weakest (:func:`weakest`) as the Result's ``margin``, ``power`` and ``tightness``. A computation that
-is not the claim (a control that must fail) runs inside :func:`aside` so it is not collected.
+is not the claim (a control that must fail) runs inside :func:`aside` so it is not collected. An
+``inconclusive`` Result names the atoms that were undecided (:func:`undecided`) in its explanation.
 """
 from __future__ import annotations
 
@@ -94,6 +95,22 @@ def aside():
         yield
     finally:
         _RECORD.reset(token)
+
+
+def undecided(atoms: list[Strength], verdict: str) -> str:
+    """For an ``inconclusive`` verdict, the sentence that names what was undecided: each atom that reached
+    ``inconclusive`` (its rule and its margin), or, when every atom decided, that the check itself set the
+    verdict (an assumption that failed, a control that did not fail, too few replicates). Empty otherwise."""
+    if verdict != "inconclusive":
+        return ""
+    open_ = [a for a in atoms if a.verdict == "inconclusive"]
+    if not open_:
+        decided = ", ".join(f"{a.atom} {a.verdict}" for a in atoms[:4]) + (" ..." if len(atoms) > 4 else "")
+        return ("Undecided: no verdict atom" + (f" (every atom decided: {decided})" if atoms else "")
+                + "; the check set the verdict (an assumption, a control or the replicate count).")
+    shown = "; ".join(f"{a.atom} ({a.margin_text})" for a in open_[:3])
+    more = f"; and {len(open_) - 3} more" if len(open_) > 3 else ""
+    return f"Undecided: {len(open_)} of {len(atoms)} verdict atoms: {shown}{more}."
 
 
 def weakest(atoms: list[Strength], verdict: str) -> Strength | None:

@@ -109,6 +109,7 @@ def test_context_carries_data_and_the_rerun_key_records_it(tmp_path):
     from verify.registry import load_all
 
     spec = load_all()["werner2023.x20"]
+    _write_mnist(tmp_path, n_train=120, n_test=12)
     plain, with_data = Context(), Context(data=str(tmp_path))
     assert with_data.data == str(tmp_path)
     assert "data" not in spec.rerun_key(plain)  # runs without --data keep their stored keys
@@ -283,3 +284,36 @@ def test_allouah_planted_ordering_is_violated():
     res = x20_fig2(Context(seed=0), theory=FIG2_ORDER.scaled(2.0, name="planted: ratio >= 2"))
     assert res.verdict.value == "violated"
     assert res.env["overrides"]
+
+
+def _npz(path, n_train=120, n_test=12, labels=np.uint8):
+    rng = np.random.default_rng(1)
+    ytr, yte = np.arange(n_train) % 10, np.arange(n_test) % 10
+    np.savez(path, x_train=rng.integers(0, 256, (n_train, 4, 4)).astype(np.uint8), y_train=ytr.astype(labels),
+             x_test=rng.integers(0, 256, (n_test, 4, 4)).astype(np.uint8), y_test=yte.astype(labels))
+    return path
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda d: (d / "random.npz").write_bytes(np.random.default_rng(0).bytes(4096)) and d / "random.npz", "unreadable"),
+    (lambda d: d, "no train-images"),  # an empty folder
+    (lambda d: _npz(d / "three.npz", n_train=3, n_test=3), "3 train images"),
+    (lambda d: _npz(d / "float.npz", labels=np.float64), "labels must be integers"),
+])
+def test_cli_refuses_bad_data_content_before_any_work(tmp_path, capsys, make, says):
+    """Random bytes, an empty folder, three images and float labels: one line naming --data, exit 2, before the check
+    runs (it used to fail inside the check with a traceback, or run on truncated float labels)."""
+    from verify.cli import main
+
+    (tmp_path / "d").mkdir()
+    path = make(tmp_path / "d")
+    code = main(["run", "werner2023.x20", "--data", str(path), "--results", str(tmp_path / "r"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--data" in err and says in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
+
+
+def test_a_usable_dataset_passes_the_content_check(tmp_path):
+    ds = datasets.validate_content(_npz(tmp_path / "ok.npz"))
+    assert ds.classes == 10 and len(ds.y_train) == 120

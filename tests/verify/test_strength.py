@@ -94,3 +94,25 @@ def test_the_registry_fills_margin_power_and_tightness():
     assert r.power["value"] is not None and r.power["plant"]
     back = type(r).from_dict(r.to_dict(), r.arrays)
     assert (back.margin, back.power, back.tightness) == (r.margin, r.power, r.tightness)
+
+
+def test_an_inconclusive_verdict_names_its_undecided_atoms():
+    from verify.strength import undecided
+
+    with recording() as atoms:
+        deterministic_verdict([1.0], [1.5])  # holds
+        bound_verdict(np.array([[0.9], [1.1], [0.95], [1.05]]), 1.0, rng=0, n_boot=200)  # straddles 1: undecided
+    assert [a.verdict for a in atoms] == ["holds", "inconclusive"]
+    text = undecided(atoms, "inconclusive")
+    assert text.startswith("Undecided: 1 of 2 verdict atoms: bound (worst observed/bound")
+    assert undecided(atoms, "holds") == ""
+    assert "the check set the verdict" in undecided(atoms[:1], "inconclusive")
+
+
+def test_the_registry_names_the_undecided_part_of_an_inconclusive_result():
+    from examples.check_template import c01_sample_mean
+    from verify.engine import Context
+
+    r = c01_sample_mean(Context(replicates=5))  # fewer than the check's minimum: inconclusive whatever the atoms say
+    assert r.verdict == Verdict.INCONCLUSIVE
+    assert "[Undecided: " in r.explanation

@@ -189,7 +189,10 @@ def mnist(path) -> Dataset:
     out = {}
     for part in ("train", "test"):
         x = _scaled(arrays[f"x_{part}"]).reshape(len(arrays[f"x_{part}"]), -1)
-        y = np.asarray(arrays[f"y_{part}"]).astype(np.int64).ravel()
+        y = np.asarray(arrays[f"y_{part}"])
+        if not np.issubdtype(y.dtype, np.integer):  # a float label 2.7 is not a class: never truncate it
+            raise InputError(PARAM, f"{p}: {part} labels must be integers, got {y.dtype}")
+        y = y.astype(np.int64).ravel()
         _check_arrays(x, y, part, str(p))
         out[part] = (x, y)
     classes = int(max(out["train"][1].max(), out["test"][1].max())) + 1
@@ -203,8 +206,35 @@ def load(path=None) -> Dataset:
     return digits() if path is None else mnist(path)
 
 
+#: The fewest images a part must hold for the reproductions (several clients, every class in training)
+MIN_IMAGES = {"train": 100, "test": 10}
+
+
+def validate_content(path) -> Dataset:
+    """The dataset at ``path`` read and checked as the reproductions need it: images [n, h, w] and integer
+    labels that pair up, at least MIN_IMAGES per part, labels 0..K-1 with every class present in training.
+    Anything else is bad input naming ``data``."""
+    ds = mnist(path)
+    for part, y in (("train", ds.y_train), ("test", ds.y_test)):
+        if len(y) < MIN_IMAGES[part]:
+            raise InputError(PARAM, f"{path}: {len(y)} {part} images; the reproductions need at least "
+                                    f"{MIN_IMAGES[part]}")
+    missing = sorted(set(range(ds.classes)) - set(np.unique(ds.y_train).tolist()))
+    if missing:
+        raise InputError(PARAM, f"{path}: labels must be 0..{ds.classes - 1} with every class in training; "
+                                f"missing {missing[:5]}")
+    return ds
+
+
+@functools.lru_cache(maxsize=4)
+def _checked(path: str, stamp: str) -> None:
+    """:func:`validate_content` once per (path, fingerprint): a Context per check does not reread the files."""
+    validate_content(path)
+
+
 def validate_path(path) -> Path:
-    """``path`` exists and is readable (checked before any work starts; the data is read when a check runs)."""
+    """``path`` exists, is readable and holds a usable dataset (:func:`validate_content`), checked before any work
+    starts (the command line's Context); the check reads the data again when it runs."""
     if path is None or str(path) == "":
         raise InputError(PARAM, "no path given")
     p = Path(os.path.expanduser(str(path)))
@@ -212,6 +242,7 @@ def validate_path(path) -> Path:
         raise InputError(PARAM, f"{p}: no such file or directory")
     if not os.access(p, os.R_OK) or (p.is_dir() and not os.access(p, os.X_OK)):
         raise InputError(PARAM, f"{p}: not readable")
+    _checked(str(p), fingerprint(p))
     return p
 
 

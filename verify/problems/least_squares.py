@@ -412,6 +412,7 @@ def least_squares_report(G: np.ndarray, z: np.ndarray, s: np.ndarray, f: int, n_
     require(n >= n_total - f, "f", f"{n} honest agents, but |H| >= N - f = {n_total - f} is required")
     consts = least_squares_constants(G)
     L, mu = consts["L"].value, consts["mu"].value
+    require(L > 0, "A", "every A^i is zero: L = 0 (the agents are constant), so mu/L and condition (9) are undefined")
     out = [Constant(c.name, c.value, c.label, c.how) for c in consts.values()]
     out.append(Constant("mu_over_L", mu / L, "exact", "mu / L (condition (9) needs f/(N-f) <= mu/(3L))"))
     if mu > 0:
@@ -438,8 +439,13 @@ def least_squares_cli(args) -> list[Constant]:
             raise InputError("FILE", f"{args.file!r}: array {exc.param}: {exc.message}") from None
         G, z, s = prob.gram_numpy()
         n_total = args.n_total if args.n_total is not None else G.shape[0] + args.f
-        return least_squares_report(G, z, s, args.f, n_total, rng,
-                                    f"{args.file}: {G.shape[0]} honest agents, N = {n_total}; ")
+        try:
+            return least_squares_report(G, z, s, args.f, n_total, rng,
+                                        f"{args.file}: {G.shape[0]} honest agents, N = {n_total}; ")
+        except InputError as exc:
+            if exc.param != "A":
+                raise
+            raise InputError("FILE", f"{args.file!r}: array A: {exc.message}") from None
     n_total = args.n_total if args.n_total is not None else 50
     require(args.label_noise >= 0 and math.isfinite(args.label_noise), "label_noise", f"must be finite and >= 0, got {args.label_noise}")
     require(0 <= args.f < n_total, "f", f"need 0 <= f < N = {n_total}")

@@ -42,6 +42,7 @@ from verify.fit import (
     mc_identity_verdict,
     power_law,
     rate_verdict,
+    SWEEP_SEEDS,
 )
 from verify.checks.allouah2025.nonconvex_problem import CauchyWorkers, cauchy_workers
 from verify.problems.allouah2025_quadratic import WorkerPoints, identical_workers, sample_without_replacement, worker_points
@@ -210,7 +211,10 @@ def c19_sampling(ctx: Context, *, theory: Bound = A.LEMMA_C5_EXACT, bound: Bound
     """Claim 19: random finite datasets of m in {2, 10, 100} points in R^3, b in [1, m]. The exact variance of
     the mean of b points drawn without replacement, computed from the inclusion probabilities (and by
     enumerating every subset when m <= 10), equals ``theory`` (rtol 1e-10) and is <= ``bound``; our sampler
-    (the one CafCor uses) agrees with it by Monte Carlo (z SE, family-wise)."""
+    (the one CafCor uses) agrees with it by Monte Carlo (z SE, family-wise over the 17 (m, b) pairs: 3.78).
+    The identity is exact, so its Monte Carlo side convicts only beyond family_z(17, seeds=1000) = 5.24 SE:
+    one seed of four (the 2026-11 review) put it at 4.03 SE, a chance the 3.78 threshold leaves at every
+    seed of a sweep; a deviation between the two is ``inconclusive``."""
     rng = ctx.numpy_rng("c19/data")
     gen = ctx.generator("c19/sampler")
     N = ctx.reps(4000, 20000)
@@ -238,7 +242,10 @@ def c19_sampling(ctx: Context, *, theory: Bound = A.LEMMA_C5_EXACT, bound: Bound
     # m = 2, b = 1 makes ||mean - mean_all||^2 the same for every draw: its standard error is 0 up to rounding,
     # so the error bar also carries the arithmetic's resolution (64 u |value|)
     se = np.hypot(col["mc_se"], 64 * np.finfo(float).eps * np.abs(pred))
-    v_mc, i_mc = mc_identity_verdict(col["mc"][nz], se[nz], pred[nz], z)
+    # the identity is exact (the two computations above match it to rounding): the sampler's Monte Carlo side
+    # may say it holds at z, but convicts only beyond a threshold for every point at every seed of a sweep
+    v_mc, i_mc = mc_identity_verdict(col["mc"][nz], se[nz], pred[nz], z,
+                                     convict_z=family_z(len(rows), seeds=SWEEP_SEEDS))
     verdict = combine([v_ind, v_enum, v_up, v_mc])
     printed = np.asarray(A.LEMMA_C2_PRINTED_SAMPLING(**at), dtype=float)
     return result_for(
