@@ -593,7 +593,8 @@ def experiments_outside_theorem41() -> tuple[list[dict], str]:
             f"its experiments. Every budget it reports ({reported} at delta = 1e-4, "
             f"and {A.EXPERIMENT2_EPSILON:g} in section 5.2) exceeds log(1/delta) = {L:.2f}, outside Theorem 4.1's "
             f"range eps < log(1/delta). At those budgets Corollary 4.1's noise gives, with q = f, eps* = {mironov} "
-            f"(Mironov) and {grid} (Opacus grid), each above the reported budget: the theorem's noise condition does not "
+            f"(Mironov) and {grid} (Opacus grid), each above the reported budget: the theorem's noise condition "
+            f"does not "
             f"describe the experiments, whose noise levels are not reported.")
     return rows, text
 
@@ -782,10 +783,12 @@ def c08_special_cases(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.s
     finding = erratum(
         f"Section 4.1's q < f case holds only if the f - q non-colluding malicious workers keep their correlated "
         f"terms out of the server's view. The paper lets malicious workers 'send arbitrary messages' and 'need not "
-        f"follow the prescribed protocol' (line 42), so they may also follow it: with sigma_ind = 0, q = {q} < f = {f}, "
+        f"follow the prescribed protocol' (line 42), so they may also follow it: with sigma_ind = 0, "
+        f"q = {q} < f = {f}, "
         f"the sum of all n conformant messages equals the sum of the inputs (error {exposed_all:.1e} relative to "
         f"s_cor n), and the honest sum is exposed while the accountant reports finite eps.",
-        paper_says=("Section 4.1, line 145: 'if at least one malicious worker j does not collude with the server (i.e., "
+        paper_says=("Section 4.1, line 145: 'if at least one malicious worker j does not collude with the server "
+                    "(i.e., "
                     "j retains its shared secrets and q < f), the independent noise term can be entirely removed "
                     "(sigma_ind = 0) ... The key insight is that each honest worker shares correlated noise with all "
                     "other workers, including non-colluding malicious worker j. As a result, the server cannot cancel "
