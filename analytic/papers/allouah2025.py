@@ -54,6 +54,25 @@ PAPER = Paper(
          "on the classic PL function x^2 + 3 sin^2 x (L = 8, mu = 1/32) the schedule starts at gamma_0 = 1/192 and the "
          "bound's 115200 L^2 L_0/(mu^2 T^2) = 7.5e9 L_0/T^2 exceeds L_0 for every T below 8.7e4 rounds, far beyond "
          "the quick suite's budget"),
+        ("Fig. 1 and Appendix D.1: CafCor under SecLDP against DSGD under CDP and against ByzLDP, MNIST and "
+         "Fashion-MNIST, eps = 13.7 to 39.6 at delta = 1e-4 (section 5.1)",
+         "the paper reports neither its noise levels nor how the CDP and LDP baselines were calibrated (Opacus, line "
+         "225; docs/papers/allouah2025.md §7 items 3 and 14), and every reported eps lies outside Theorem 4.1's range "
+         "(check c07), so a run on the bundled data would compare our calibration of the three mechanisms, not the "
+         "paper's; c10 compares the mechanisms' accounted eps at equal noise instead"),
+        ("Theorem 4.2 (2)'s rate: the average squared gradient decays like 1/sqrt(T) through its noise term",
+         "x03 tests the bound's value, not its exponent; telling 1/sqrt(T) from 1/T needs a regime where the noise "
+         "term dominates the L_0 term over a decade of T, and under the theorem's own step size (docs/papers/"
+         "allouah2025.md §4.3) that takes far more rounds than a quick check can run; not yet designed"),
+        ("Lemma C.2's recursion for the momentum deviation at t > 0 along runs",
+         "x02 tests the printed statement at the first momentum (t = 0), where it fails by the missing factor 2 of "
+         "sigma_b^2; the recursion at t > 0 inherits that constant, and a check along runs of its corrected form is "
+         "not yet written"),
+        ("Corollary 4.1's robustness for the output theta_hat that Algorithm 1 returns (line 12), with the "
+         "corollary's noise sigma^2 growing with T",
+         "docs/papers/allouah2025.md §7 item 5 records a measurement made outside the suite (theta_hat's error grows "
+         "like log T, 4.2 to 21.9 noise units at T = 1e3..1e6, the last iterate stays at 2.1-2.6); a registered check "
+         "with an exact second-moment recursion as its second argument is not yet written"),
     ),
 )
 

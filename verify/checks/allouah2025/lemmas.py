@@ -416,8 +416,8 @@ def x07_theta_hat(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 5, f: 
                     "L_0/(mu^2 T^2)'; Corollary 4.1 (line 195) concludes that Algorithm 1 is '(f, rho)-robust' from it."),
         correction=("Either let Algorithm 1 return theta_T in the strongly convex case, or state the output's bound, "
                     "whose L_0 term is (1/T) sum_t L^2 L_0/(mu^2 (t + 240L/mu)^2)-like, i.e. O(L L_0/(mu T)), not "
-                    "O(L^2 L_0/(mu^2 T^2)). Corollary 4.1's rho, stated asymptotically in T, is unaffected by the L_0 "
-                    "term."),
+                    "O(L^2 L_0/(mu^2 T^2)). Corollary 4.1 is not spared: its noise grows with T, so the output's "
+                    "sigma_bar^2/T term does not vanish (docs/papers/allouah2025.md §7 item 5)."),
         witness=(f"Identical quadratic workers (mu = L = 1), d = {d}, n = {n}, f = {f} ALIE, full batches, no DP noise, "
                  f"theta_0 = theta_* + {start:g} (L_0 = {L0:g}): CafCor's first {T_run} iterates give sum_t e_t = {S:.6f}; "
                  f"at T = {', '.join(f'{t:.0f}' for t in Ts)} the output's excess loss is at least "
