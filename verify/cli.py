@@ -89,6 +89,9 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
     run.add_argument("--workers", type=int_type("--workers", 1), default=None,
                      help="worker processes (a local Dask cluster, one torch thread each; default: the number of "
                           "cores with --all or --paper, else 1 = in this process)")
+    run.add_argument("--threads", type=int_type("--threads", 1), default=1,
+                     help="CPU threads of torch and BLAS in this process (default 1: the checks' small tensors run "
+                          "fastest on one, most of all on a busy machine)")
 
     show = sub.add_parser("show", help="show one stored Result")
     show.add_argument("id", metavar="ID")
@@ -212,22 +215,34 @@ def _finish_run(args, store, results, failed, too_big, where: str) -> int:
 
 
 def cmd_run(args) -> int:
-    from verify.engine import Context
-    from verify.registry import select
-    from verify.store import ResultStore, UnreadableResult
+    from verify.store import UnreadableResult
 
     writable_dir(args.results, "--results")  # paths first: a bad one must not cost a long run its results
     if args.json not in (None, "-"):
         output_file(args.json, "--json")
     if not args.ids and args.paper is None and not args.all:
         raise InputError("ID", "name check ids, --paper KEY or --all (see 'fedverify list')")
+    from verify import cli_stored
+    from verify.store import ResultStore
+
+    store = ResultStore(args.results)
+    t_start = time.perf_counter()
+    plain_say = print if args.json != "-" else (lambda line: print(line, file=sys.stderr))
+    stored = cli_stored.answer(args, store, plain_say)  # all stored: answered without torch or the checks
+    if stored is not None:
+        return _finish_run(args, store, stored, [], [], f"{time.perf_counter() - t_start:.1f}s, all stored")
+    from verify.threads import use_threads
+
+    use_threads(args.threads)  # before any torch work (the checks' modules build tensors when imported)
+    from verify.engine import Context
+    from verify.registry import select
+
     specs = select(args.ids, paper=args.paper, all_=args.all)
     _warn_plugin_errors()
     ctx = Context(fidelity=args.fidelity, replicates=args.replicates, seed=args.seed, device=args.device,
                   float32_on_cuda=args.dtype == "float32", data=args.data)
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
         raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
-    store = ResultStore(args.results)
     from verify.sweep import default_workers
 
     workers = args.workers if args.workers is not None else (default_workers() if args.all or args.paper else 1)
@@ -239,8 +254,7 @@ def cmd_run(args) -> int:
         from tqdm import tqdm
 
         bar = tqdm(total=len(specs), unit="check", file=sys.stderr, dynamic_ncols=True, leave=False)
-    say = (bar.write if bar else print) if args.json != "-" else (lambda line: print(line, file=sys.stderr))
-    t_start = time.perf_counter()
+    say = (bar.write if bar else print) if args.json != "-" else plain_say
     try:
         for spec in specs:
             if bar:

@@ -111,11 +111,14 @@ def test_interrupted_run_keeps_what_finished(capsys, tmp_path, planted_checks):
 
 
 def test_changed_check_code_is_not_reused(capsys, tmp_path, monkeypatch):
-    from verify.registry import CheckSpec
+    import verify.codehash
+    import verify.registry
 
     res = tmp_path / "res"
     run(capsys, "run", FAST, "--results", str(res), "--quiet")
-    monkeypatch.setattr(CheckSpec, "code_hash", property(lambda self: "edited"))
+    # an edit of the check's source: both the stored-Result shortcut and the full path see a new hash
+    for mod in (verify.codehash, verify.registry):
+        monkeypatch.setattr(mod, "closure_hash", lambda module: "edited")
     code, out, _ = run(capsys, "run", FAST, "--results", str(res), "--quiet")
     assert code == 0 and "stored" not in out
 
