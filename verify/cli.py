@@ -89,6 +89,12 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
     run.add_argument("--workers", type=int_type("--workers", 1), default=None,
                      help="worker processes (a local Dask cluster, one torch thread each; default: the number of "
                           "cores with --all or --paper, else 1 = in this process)")
+    run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                     help="a keyword argument of the checks (a Python literal, read as 'sweep --grid' reads it; "
+                          "repeatable); stored as that sweep point, beside the Result of the defaults")
+    run.add_argument("--budget", metavar="SECONDS",
+                     help="stop the run when this much wall time is spent (the running check stores nothing; "
+                          "what finished before stays stored; exit 124)")
     run.add_argument("--threads", type=int_type("--threads", 1), default=1,
                      help="CPU threads of torch and BLAS in this process (default 1: the checks' small tensors run "
                           "fastest on one, most of all on a busy machine)")
@@ -243,10 +249,14 @@ def cmd_run(args) -> int:
                   float32_on_cuda=args.dtype == "float32", data=args.data)
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
         raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
-    from verify.sweep import default_workers
+    from verify import cli_long
+    from verify.sweep import default_workers, point_key
 
+    overrides = cli_long.parse_set(args.set, specs)
+    budget = cli_long.Budget(cli_long.parse_budget(args.budget))
+    where = {"seed": args.seed, "grid": overrides} if overrides else {}  # the store's place of this run's Results
     workers = args.workers if args.workers is not None else (default_workers() if args.all or args.paper else 1)
-    if workers > 1 and len(specs) > 1:
+    if workers > 1 and len(specs) > 1 and not overrides and budget.seconds is None:
         return _run_on_cluster(args, specs, store, workers)
     results, failed, too_big = [], [], []
     bar = None
@@ -255,21 +265,27 @@ def cmd_run(args) -> int:
 
         bar = tqdm(total=len(specs), unit="check", file=sys.stderr, dynamic_ncols=True, leave=False)
     say = (bar.write if bar else print) if args.json != "-" else plain_say
+    progress = cli_long.Progress(say, quiet=args.quiet)
+    running = None
     try:
+        budget.start()
         for spec in specs:
+            running = None
             if bar:
                 bar.set_postfix_str(spec.id)
-            check_config = spec.rerun_key(ctx)
+            check_config = point_key(spec, ctx, overrides)
             res = None
-            if not args.force and store.is_done(spec.id, check_config):
+            if not args.force and store.is_done(spec.id, check_config, **where):
                 try:
-                    res = store.load(spec.id)
+                    res = store.load(spec.id, **where)
                     say(f"  = {spec.id:<18} {res.verdict.value:<14} (stored; --force reruns)")
                 except UnreadableResult as exc:  # damaged since it was stored: run it again
                     say(f"  ~ {exc.param}: unreadable ({exc.reason}); running it again")
             if res is None:
+                running = spec.id
+                progress.start(spec.id, cli_long.announce_estimate(spec, ctx, overrides, say) if not args.quiet else "")
                 try:
-                    res = spec.run(ctx)
+                    res = spec.run(ctx, **overrides)
                 except Exception as exc:  # the toolkit failed on this check (user input was checked above): go on
                     if args.replicates is not None and _out_of_memory(exc):  # the user's size, not a bug
                         too_big.append(spec.id)
@@ -285,7 +301,10 @@ def cmd_run(args) -> int:
                     if bar:
                         bar.update(1)
                     continue
-                store.save(res, check_config)
+                finally:
+                    progress.stop()
+                with budget.held():  # a Result being written is written whole
+                    store.save(res, check_config, **where)
                 mark = "✓" if res.as_expected else "✗"
                 say(f"  {mark} {spec.id:<18} {res.verdict.value:<14} {res.tightness or '':<8} expected "
                     f"{res.expected.value:<14} {res.env.get('wall_time_s', 0):6.2f}s")
@@ -293,11 +312,21 @@ def cmd_run(args) -> int:
             if bar:
                 bar.update(1)
     except KeyboardInterrupt:
+        budget.stop()
         if bar:
             bar.close()
         _write_json(args.json, results)
         print(f"{PROG}: interrupted; {len(results)} finished results are kept in {store.root}/", file=sys.stderr)
         return 130
+    except cli_long.BudgetSpent:
+        budget.stop()
+        progress.stop()
+        if bar:
+            bar.close()
+        _write_json(args.json, results)
+        print(budget.spent_line(running, len(results), store.root), file=sys.stderr)
+        return cli_long.EXIT_BUDGET
+    budget.stop()
     if bar:
         bar.close()
     return _finish_run(args, store, results, failed, too_big, f"{time.perf_counter() - t_start:.1f}s")

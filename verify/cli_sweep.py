@@ -3,7 +3,7 @@
 
     fedverify sweep [ID ... | --paper KEY | --all] --seeds 0-9 [--grid NAME=V1,V2 ...]
                     [--fidelity quick|full] [--replicates R] [--workers N | --scheduler ADDRESS]
-                    [--device auto|cpu|cuda] [--results DIR] [--json FILE|-] [--force] [--quiet]
+                    [--device auto|cpu|cuda] [--data PATH] [--results DIR] [--json FILE|-] [--force] [--quiet]
 
 One Dask task per (check, seed, grid point) (verify/sweep.py): a LocalCluster of N worker processes
 (default: the number of cores), one thread each, or the cluster at ``--scheduler``. ``--grid`` maps a
@@ -50,6 +50,9 @@ def add_parser(subparsers):
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="a running Dask scheduler (tcp://host:port); its workers must import this fedverify")
     p.add_argument("--device", choices=DEVICES, default="auto", help="auto (default), cpu, cuda")
+    p.add_argument("--data", metavar="PATH", default=None,
+                   help="MNIST on disk for the real-data reproductions, as 'fedverify run --data' (default: "
+                        "scikit-learn's bundled 8x8 digits)")
     p.add_argument("--results", default="results", help="results directory (default ./results)")
     p.add_argument("--json", metavar="FILE", help="write the Results and the stability table as JSON ('-': stdout)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any verdict differs from its expected verdict")
@@ -91,7 +94,8 @@ def run(args) -> int:
     specs = select(args.ids, paper=args.paper, all_=args.all)
     _warn_plugin_errors()
     check_grid_names(specs, grid)
-    settings = {"fidelity": args.fidelity, "replicates": args.replicates, "device": args.device}
+    settings = {"fidelity": args.fidelity, "replicates": args.replicates, "device": args.device,
+                **({"data": args.data} if args.data is not None else {})}
     Context(**settings)  # the device (cuda without a GPU) is bad input before any task starts
     workers = args.workers if args.workers is not None else default_workers()
     points = points_for(specs, seeds, grid)
