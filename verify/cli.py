@@ -5,8 +5,10 @@ and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each library par
 ``--import MODULE`` (anywhere on the line, repeatable) and ``FEDVERIFY_CHECKS=mod1,mod2`` import
 check modules that are not installed as plugins (verify/registry.py).
 
-Exit codes: 0 success; 1 the toolkit itself failed (a check raised) or, with ``--strict``, a
-verdict differs from its ``expected``; 2 bad input (one line naming the parameter); 130 interrupted.
+Exit codes: 0 success; 1 with ``--strict``, a verdict differs from its ``expected`` (a finding, the
+toolkit worked); 2 bad input (one line naming the parameter); 3 the toolkit itself failed (a check
+raised; the traceback is printed), whether or not ``--strict``; 4 an optional dependency is missing (one
+line naming the extra to install, verify/extras.py); 124 ``run --budget`` spent; 130 interrupted.
 """
 from __future__ import annotations
 
@@ -28,6 +30,10 @@ PROG = "fedverify"
 COMMANDS_GROUP = "fedverify.commands"
 #: flags of the core commands whose library parameter is spelled otherwise (none: --paper, --seed, ... follow the rule)
 FLAGS: dict[str, str] = {}
+#: an optional dependency is missing (one line names the extra that installs it: verify/extras.py)
+EXIT_MISSING = 4
+#: a check raised: the toolkit failed (distinct from --strict's 1, a verdict that differs from expected)
+EXIT_CRASH = 3
 
 
 def command_modules() -> dict:
@@ -202,14 +208,14 @@ def _allocation(exc: BaseException) -> str:
 
 def _finish_run(args, store, results, failed, too_big, where: str) -> int:
     """The end of ``fedverify run`` (in this process or on a cluster): the JSON, the summary line, the exit code
-    (1 a check failed or --strict and a verdict differs from expected; 2 too many replicates for the memory)."""
+    (3 a check failed; 1 --strict and a verdict differs from expected; 2 too many replicates for the memory)."""
     _write_json(args.json, results)
     mismatched = [r.id for r in results if not r.as_expected]
     print(f"{len(results)} results in {store.root}/ ({where}); "
           f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""),
           file=sys.stderr if args.json == "-" else sys.stdout)
     if failed:
-        return 1
+        return EXIT_CRASH
     if too_big:
         print(f"{PROG} run: error: --replicates: {args.replicates} replicates need more memory than this machine "
               f"has for {', '.join(too_big)}; choose fewer", file=sys.stderr)
@@ -255,8 +261,13 @@ def cmd_run(args) -> int:
     overrides = cli_long.parse_set(args.set, specs)
     budget = cli_long.Budget(cli_long.parse_budget(args.budget))
     where = {"seed": args.seed, "grid": overrides} if overrides else {}  # the store's place of this run's Results
+    from verify.extras import available, require
+
     workers = args.workers if args.workers is not None else (default_workers() if args.all or args.paper else 1)
+    if args.workers is None and not available("distributed"):
+        workers = 1  # the default only: without fedverify[sweep] the checks run in this process
     if workers > 1 and len(specs) > 1 and not overrides and budget.seconds is None:
+        require("distributed")
         return _run_on_cluster(args, specs, store, workers)
     results, failed, too_big = [], [], []
     bar = None
@@ -497,6 +508,13 @@ def main(argv=None) -> int:
         return COMMANDS[args.command](args)
     except InputError as exc:
         return fail(prog, exc, flags)
+    except ImportError as exc:
+        from verify.extras import MissingExtra
+
+        if not isinstance(exc, MissingExtra):
+            raise
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_MISSING
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ point (verify/store.py); a rerun of the same command redoes only what is missing
 
 ``--json`` writes ``{"results": [...], "stability": [{"id", "grid", "runs", "at_expected", "ci":
 [lo, hi], "off": [{"seed", "verdict", "expected"}]}]}`` (Clopper-Pearson interval at 95 %).
-Exit codes as ``fedverify run``: 0 done, 1 a point failed (or ``--strict`` and a verdict off
-expected), 2 bad input, 130 interrupted.
+Exit codes as ``fedverify run``: 0 done, 1 ``--strict`` and a verdict off expected, 2 bad input, 3 a point
+failed (the toolkit raised), 4 Dask missing (``pip install 'fedverify[sweep]'``), 130 interrupted.
 """
 from __future__ import annotations
 
@@ -82,6 +82,10 @@ def run(args) -> int:
     from verify.sweep import (check_grid_names, default_workers, parse_grid, parse_seeds, points_for, run_points,
                               stability, stored_wall_times)
 
+    from verify.extras import require
+
+    if args.workers != 1:
+        require("distributed")
     writable_dir(args.results, "--results")  # every input first: bad input must not cost a long sweep
     to_stdout = args.json == "-"
     if args.json is not None and not to_stdout:
@@ -172,7 +176,9 @@ def run(args) -> int:
                 print(f"  {row['id']:<18} {g:<24} at expected {row['at_expected']}/{row['runs']} "
                       f"(95% CI {row['ci'][0]:.2f}-{row['ci'][1]:.2f})")
     if failed:
-        return 1
+        from verify.cli import EXIT_CRASH
+
+        return EXIT_CRASH
     if args.strict and off:
         print(f"--strict: verdicts differ from expected for {', '.join(o.point.label() for o in off)}", file=sys.stderr)
         return 1
