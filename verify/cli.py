@@ -158,8 +158,11 @@ def cmd_list(args) -> int:
     for s in specs:
         got = stored.get(s.id)
         state = (f"{got['verdict']:<13} {got['tightness'] or '':<8} " if got else f"{'-':<13} {'':<8} ") if stored else ""
-        print(f"{s.id:<{width}}  {s.kind:<14} expects {s.expected:<14} {state}{s.title}")
-    print(f"{len(specs)} checks" + (f", {len(stored)} with stored Results in {args.results}/" if stored else ""))
+        print(f"{s.id:<{width}}  {s.kind:<14} expects {s.expected:<14} {state}{s.title}"
+              + ("  [searchable]" if s.searchable else ""))
+    n_search = sum(1 for s in specs if s.searchable)
+    print(f"{len(specs)} checks" + (f", {n_search} [searchable] by 'fedverify search ID'" if n_search else "")
+          + (f", {len(stored)} with stored Results in {args.results}/" if stored else ""))
     return 0
 
 

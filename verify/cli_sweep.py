@@ -54,7 +54,9 @@ def add_parser(subparsers):
                    help="MNIST on disk for the real-data reproductions, as 'fedverify run --data' (default: "
                         "scikit-learn's bundled 8x8 digits)")
     p.add_argument("--results", default="results", help="results directory (default ./results)")
-    p.add_argument("--json", metavar="FILE", help="write the Results and the stability table as JSON ('-': stdout)")
+    from verify.cli_args import add_json_option
+
+    add_json_option(p, "the Results and the stability table")
     p.add_argument("--strict", action="store_true", help="exit 1 when any verdict differs from its expected verdict")
     p.add_argument("--force", action="store_true", help="rerun points already stored with the same settings")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no line per point")
