@@ -99,5 +99,7 @@ def run(args) -> int:
     check_knobs(args.name, knobs)  # a knob the demo cannot vary: one line, before any work
     out = run_demo(args.name, args.out, animate=args.animate, rounds=rounds, seed=seed, format=args.format, dpi=dpi,
                    style=args.style, **knobs)
-    print("\n".join(out.lines))
+    from reports.prose_math import prose_math
+
+    print("\n".join(prose_math(line) for line in out.lines))  # eta -> η, theta_2 -> θ₂, <= -> ≤, as the paper prints
     return 0

@@ -52,6 +52,9 @@ def _progress(quiet: bool):
 def run(args) -> int:
     import sys
 
+    from verify.extras import require
+
+    require("typst")  # before any work: the PDF cannot be typeset without it
     from reports.pdf import build_report
     from verify.cli_args import output_file, readable_dir
     from verify.store import ResultStore

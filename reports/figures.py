@@ -54,6 +54,11 @@ class FigureError(RuntimeError):
 # entry point
 # --------------------------------------------------------------------------------------------
 
+#: the largest magnitude a figure draws: an axis pads its data range (on a log axis by a share of the decades), and
+#: values near float64's 1.8e308 overflow that padding; such a value is counted with the hidden points instead
+DRAWABLE = 1e250
+
+
 def render_figure(result: Any, path: str | Path) -> Path | None:
     """Draw ``result.figure`` into ``path`` (PNG, or SVG if the suffix says so).
 
@@ -281,7 +286,7 @@ def _draw_panel(ax, panel: dict, palette, plain: bool, wrap: int = 60) -> None:
     pending_bands = []  # bands with a non-positive lower end on a log y axis, drawn last
     colour_i = 0
     for s, x, y, lo, hi, role in parsed:
-        ok = np.isfinite(x) & np.isfinite(y)
+        ok = np.isfinite(x) & np.isfinite(y) & (np.abs(x) < DRAWABLE) & (np.abs(y) < DRAWABLE)
         if xscale == "log":
             ok &= x > 0
         if yscale == "log":
@@ -306,7 +311,7 @@ def _draw_panel(ax, panel: dict, palette, plain: bool, wrap: int = 60) -> None:
             band_label = _legend_label(s.get("band_label"), plain) or _legend_label(
                 f"band: {s.get('label') or 'observed'} (lo–hi)", plain
             )
-            b_ok = np.isfinite(x) & np.isfinite(lo) & np.isfinite(hi)
+            b_ok = np.isfinite(x) & np.isfinite(lo) & np.isfinite(hi) & (np.abs(x) < DRAWABLE) & (np.abs(hi) < DRAWABLE)
             if xscale == "log":
                 b_ok &= x > 0
             if yscale == "log":

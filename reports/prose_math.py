@@ -26,11 +26,12 @@ GREEK = {
 _SUPER = str.maketrans("0123456789-T", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᵀ")
 _SUB_LETTERS = "aehijklmnoprstuvx"
 _SUB = str.maketrans("0123456789" + _SUB_LETTERS, "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
-_RELATIONS = [("<=", "≤"), (">=", "≥"), ("<~", "≲"), (">~", "≳"), ("!=", "≠"), ("+-", "±"), (" -> ", " → ")]
+_RELATIONS = [("<=>", "⇔"), ("<==>", "⇔"), ("==>", "⇒"), ("<=", "≤"), (">=", "≥"), ("<~", "≲"), (">~", "≳"), ("!=", "≠"), ("+-", "±"), (" -> ", " → ")]
 
 # a Greek name as a word of its own: not inside a longer word (letters or digits on either side), though an
 # index (_1, _hat) may follow it
 _GREEK_WORD = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(sorted(GREEK, key=len, reverse=True)) + r")(?![A-Za-z0-9])")
+_PY_POWER = re.compile(r"(?<=[A-Za-z0-9α-ωΑ-Ω)\]])\*\*(?=[A-Za-z0-9(\-])")
 _HAT = re.compile(r"(?<=[A-Za-zα-ωΑ-Ω])_hat(?![A-Za-z0-9])")
 _POWER = re.compile(r"(?<=[A-Za-z0-9α-ωΑ-Ω)|\]\u0302])\^(-?\d+|T)(?![A-Za-z0-9./(])")
 _INDEX = re.compile(r"(?<=[A-Za-zα-ωΑ-Ω])_(\d+|[" + _SUB_LETTERS + r"])(?![A-Za-z0-9_])")
@@ -41,7 +42,8 @@ def prose_math(text: str) -> str:
     """``text`` with its ASCII math written in symbols (see the module docstring); other text unchanged."""
     if not text:
         return text
-    out = _GREEK_WORD.sub(lambda m: GREEK[m.group(1)], text)
+    out = _PY_POWER.sub("^", text)  # Python's x**2 (sympy's str) is the same power as x^2
+    out = _GREEK_WORD.sub(lambda m: GREEK[m.group(1)], out)
     out = _HAT.sub("\u0302", out)
     out = _POWER.sub(lambda m: m.group(1).translate(_SUPER), out)
     out = _INDEX.sub(lambda m: m.group(1).translate(_SUB), out)

@@ -76,8 +76,10 @@ def one_line(text: Any, limit: int | None = None) -> str:
     that must stay on one line.
     """
     s = " ".join(("" if text is None else str(text)).split())
-    if limit is not None and len(s) > limit:
-        s = s[: max(limit - 1, 0)] + "…"
+    if limit is not None and len(s) > limit:  # cut between words, and say so in words (a cut word reads as broken)
+        head = s[: max(limit - len(" [cut]"), 0)]
+        head = head.rsplit(" ", 1)[0] if " " in head else head
+        s = head.rstrip(" ,;:(") + " [cut]"
     return s
 
 
@@ -192,10 +194,10 @@ def fmt_value(v: Any) -> str:
             if a.ndim == 1 and a.size <= _SHORT_LIST:
                 return "[" + ", ".join(fmt_num(x) for x in a) + "]"
             finite = a[np.isfinite(a)]
-            shape = f"{a.size} values" if a.ndim == 1 else "×".join(map(str, a.shape)) + " array"
+            shape = f"{a.size} values" if a.ndim == 1 else f"{a.size} values ({' by '.join(map(str, a.shape))})"
             if finite.size == 0:
                 return f"{shape}, none finite"
-            s = f"{shape}, {fmt_num(finite.min())}…{fmt_num(finite.max())}"
+            s = f"{shape} from {fmt_num(finite.min())} to {fmt_num(finite.max())}"
             if finite.size < a.size:
                 s += f" ({a.size - finite.size} not finite)"
             return s
@@ -219,11 +221,11 @@ def _label(key: str) -> str:
 
 
 def flatten_mapping(d: Mapping, prefix: str = "", depth: int = 3) -> list[tuple[str, Any]]:
-    """``(name, value)`` pairs of a nested mapping, each nested key its own row (``ci · lo``), down to
+    """``(name, value)`` pairs of a nested mapping, each nested key its own row (``ci / lo``), down to
     ``depth`` levels; lists of records are left to :func:`record_tables`."""
     out: list[tuple[str, Any]] = []
     for k, v in d.items():
-        name = f"{prefix} · {_label(k)}" if prefix else _label(k)
+        name = f"{prefix} / {_label(k)}" if prefix else _label(k)  # a path of words: "round1 identity / rtol"
         if isinstance(v, Mapping) and v and depth > 1:
             out += flatten_mapping(v, name, depth - 1)
         elif not _is_records(v):
@@ -255,7 +257,7 @@ def record_tables(d: Mapping | None, max_rows: int = 12, max_cols: int = 8) -> l
 def summarise_mapping(d: Mapping | None, max_entries: int = 16) -> list[tuple[str, str]]:
     """Rows ``(name, value)`` of plain text for a dict of observed or predicted numbers.
 
-    Nested mappings become their own rows (``ci · lo``); lists of records are tables of their own
+    Nested mappings become their own rows (``ci / lo``); lists of records are tables of their own
     (:func:`record_tables`); at most ``max_entries`` rows are returned, the last one saying how many
     were left out.
     """

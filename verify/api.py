@@ -25,6 +25,9 @@ Search
 Tests
     :class:`CheckContract`, :func:`assert_verdict`, :func:`planted_at_power`, :func:`run_quick`,
     :func:`planted_quadratic`, :func:`planted_quadratics`.
+Running and reading from Python (what ``fedverify run`` and a results directory hold)
+    :func:`run` (``run(ids, seeds=..., results=...)``), :func:`load_results` (a DataFrame with pandas, else a list
+    of dicts).
 """
 from __future__ import annotations
 
@@ -78,4 +81,77 @@ __all__ = [
     "counterexample_verdict", "combine", "unanimous", "controlled", "apply_assumptions", "family_z", "aside",
     "Objective",
     "CheckContract", "assert_verdict", "planted_at_power", "run_quick", "planted_quadratic", "planted_quadratics",
+    "run", "load_results",
 ]
+
+
+def run(ids, *, seeds=(0,), results="results", fidelity: str = "quick", replicates: int | None = None,
+        device: str = "auto", force: bool = False, **overrides) -> list[Result]:
+    """Run checks as ``fedverify run`` does, in this process, and store each Result in ``results`` (None: store
+    nothing): one Result per (check, root seed), checks in the order given, then seeds. A Result already stored
+    under the same rerun key is read back instead (``force`` reruns). Keyword ``overrides`` go to every check
+    (as ``run --set``) and such Results are stored as sweep points, beside the defaults' Result. A crash in a
+    check raises."""
+    from verify.registry import select
+    from verify.store import ResultStore
+    from verify.sweep import parse_seeds, point_key
+
+    ids = [ids] if isinstance(ids, str) else list(ids)
+    specs = select(ids)
+    if overrides:
+        from verify.sweep import check_grid_names
+
+        check_grid_names(specs, {k: [v] for k, v in overrides.items()}, "overrides")
+    seeds = parse_seeds(seeds, "seeds") if isinstance(seeds, str) else ([seeds] if isinstance(seeds, int) else list(seeds))
+    store = ResultStore(results) if results is not None else None
+    out = []
+    for spec in specs:
+        for seed in seeds:
+            ctx = Context(fidelity=fidelity, replicates=replicates, seed=seed, device=device)
+            key = point_key(spec, ctx, overrides)
+            where = {"seed": seed, "grid": overrides} if (overrides or seed) else {}
+            if store is not None and not force and store.is_done(spec.id, key, **where):
+                out.append(store.load(spec.id, **where))
+                continue
+            res = spec.run(ctx, **overrides)
+            if store is not None:
+                store.save(res, key, **where)
+            out.append(res)
+    return out
+
+
+def load_results(results="results"):
+    """Every Result stored in directory ``results`` (``fedverify run`` and ``fedverify sweep``), one row each:
+    ``id, paper, seed, grid, verdict, expected, as_expected, tightness, margin, power, kind, fidelity,
+    wall_time_s, file``; a pandas DataFrame when pandas is installed, else a list of dicts. Unreadable files are
+    left out (``fedverify list --results`` names them)."""
+    from verify.store import ResultStore
+
+    store = ResultStore(results)
+    rows = []
+
+    def row(r, seed, grid, path):
+        rows.append({"id": r.id, "paper": r.paper, "seed": seed, "grid": grid, "verdict": r.verdict.value,
+                     "expected": r.expected.value, "as_expected": r.as_expected, "tightness": r.tightness,
+                     "margin": r.margin.get("text", ""), "power": r.power.get("text", ""), "kind": r.kind,
+                     "fidelity": r.env.get("fidelity"), "wall_time_s": r.env.get("wall_time_s"), "file": str(path)})
+
+    for cid in store.ids():
+        try:
+            r = store.load(cid)
+        except Exception:  # noqa: BLE001 - a damaged file must not cost the others
+            continue
+        row(r, int(r.env.get("seed", 0) or 0), {}, store.json_path(cid))
+    for cid in store.swept_ids():
+        points, _ = store.load_points(cid)
+        for seed, grid, r in points:
+            if not grid and (seed == 0 or not store.json_path(cid, seed, grid).exists()):
+                continue  # the top-level file, listed above
+            row(r, seed, grid, store.json_path(cid, seed, grid))
+    try:
+        import pandas as pd
+    except ImportError:
+        return rows
+    return pd.DataFrame(rows, columns=None if rows else ["id", "paper", "seed", "grid", "verdict", "expected",
+                                                         "as_expected", "tightness", "margin", "power", "kind",
+                                                         "fidelity", "wall_time_s", "file"])

@@ -160,3 +160,35 @@ def entries() -> list[Entry] | None:
     if changed or set(fresh) != set(cache):
         _save_cache(fresh)
     return sorted(found.values(), key=lambda e: check_sort_key(e.id))
+
+
+def _module_name(package: str, root: Path | None, path: Path) -> str:
+    """The dotted name of source file ``path`` of entry-point module ``package`` (``root``: the package's folder)."""
+    if root is None:
+        return package
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join([package, *parts])
+
+
+def check_modules() -> dict[str, str] | None:
+    """Check id -> the module that defines it, from source alone (as :func:`entries`; ``None`` when only an import
+    can tell). ``fedverify run`` fingerprints a stored Result's code from this without importing the check."""
+    if entries() is None:  # also refreshes the per-file cache read below
+        return None
+    cache = _load_cache()
+    out: dict[str, str] = {}
+    try:
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            spec = importlib.util.find_spec(ep.value)
+            locations = list(spec.submodule_search_locations or []) if spec else []
+            for path in _module_files(ep.value):
+                root = next((Path(loc) for loc in locations if Path(loc) in path.parents), None)
+                hit = cache.get(str(path))
+                rows = [Entry(**r) for r in hit["entries"]] if hit else _checks_in(path)
+                for e in rows:
+                    out[e.id] = _module_name(ep.value, root, path)
+    except (_NotLiteral, ImportError, SyntaxError, OSError, ValueError, TypeError, KeyError):
+        return None
+    return out

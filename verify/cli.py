@@ -6,9 +6,11 @@ library parameter name).
 ``--import MODULE`` (anywhere on the line, repeatable) and ``FEDVERIFY_CHECKS=mod1,mod2`` import
 check modules that are not installed as plugins (verify/registry.py).
 
-Exit codes: 0 success; 1 the toolkit itself failed (a check raised), the disk is full (one line naming
-the directory; what was stored stays intact) or, with ``--strict``, a verdict differs from its
-``expected``; 2 bad input (one line naming the parameter); 130 interrupted.
+Exit codes: 0 success; 1 with ``--strict``, a verdict differs from its ``expected`` (a finding, the
+toolkit worked), or the disk is full (one line naming the directory; what was stored stays intact); 2 bad
+input (one line naming the parameter); 3 the toolkit itself failed (a check raised; the traceback is
+printed), whether or not ``--strict``; 4 an optional dependency is missing (one line naming the extra to
+install, verify/extras.py); 124 ``run --budget`` spent; 130 interrupted.
 """
 from __future__ import annotations
 
@@ -32,6 +34,10 @@ PROG = "fedverify"
 COMMANDS_GROUP = "fedverify.commands"
 #: flags of the core commands whose library parameter is spelled otherwise (none: --paper, --seed, ... follow the rule)
 FLAGS: dict[str, str] = {}
+#: an optional dependency is missing (one line names the extra that installs it: verify/extras.py)
+EXIT_MISSING = 4
+#: a check raised: the toolkit failed (distinct from --strict's 1, a verdict that differs from expected)
+EXIT_CRASH = 3
 
 
 def command_modules() -> dict:
@@ -94,6 +100,15 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
     run.add_argument("--workers", type=int_type("--workers", 1), default=None,
                      help="worker processes (a local Dask cluster, one torch thread each; default: the number of "
                           "cores with --all or --paper, else 1 = in this process)")
+    run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                     help="a keyword argument of the checks (a Python literal, read as 'sweep --grid' reads it; "
+                          "repeatable); stored as that sweep point, beside the Result of the defaults")
+    run.add_argument("--budget", metavar="SECONDS",
+                     help="stop the run when this much wall time is spent (the running check stores nothing; "
+                          "what finished before stays stored; exit 124)")
+    run.add_argument("--threads", type=int_type("--threads", 1), default=1,
+                     help="CPU threads of torch and BLAS in this process (default 1: the checks' small tensors run "
+                          "fastest on one, most of all on a busy machine)")
 
     show = sub.add_parser("show", help="show one stored Result")
     show.add_argument("id", metavar="ID")
@@ -159,8 +174,11 @@ def cmd_list(args) -> int:
     for s in specs:
         got = stored.get(s.id)
         state = (f"{got['verdict']:<13} {got['tightness'] or '':<8} " if got else f"{'-':<13} {'':<8} ") if stored else ""
-        print(f"{s.id:<{width}}  {s.kind:<14} expects {s.expected:<14} {state}{s.title}")
-    print(f"{len(specs)} checks" + (f", {len(stored)} with stored Results in {args.results}/" if stored else ""))
+        print(f"{s.id:<{width}}  {s.kind:<14} expects {s.expected:<14} {state}{s.title}"
+              + ("  [searchable]" if s.searchable else ""))
+    n_search = sum(1 for s in specs if s.searchable)
+    print(f"{len(specs)} checks" + (f", {n_search} [searchable] by 'fedverify search ID'" if n_search else "")
+          + (f", {len(stored)} with stored Results in {args.results}/" if stored else ""))
     return 0
 
 
@@ -212,14 +230,14 @@ def _allocation(exc: BaseException) -> str:
 
 def _finish_run(args, store, results, failed, too_big, where: str) -> int:
     """The end of ``fedverify run`` (in this process or on a cluster): the JSON, the summary line, the exit code
-    (1 a check failed or --strict and a verdict differs from expected; 2 too many replicates for the memory)."""
+    (3 a check failed; 1 --strict and a verdict differs from expected; 2 too many replicates for the memory)."""
     _write_json(args.json, results)
     mismatched = [r.id for r in results if not r.as_expected]
     print(f"{len(results)} results in {store.root}/ ({where}); "
           f"{len(results) - len(mismatched)} as expected, {len(mismatched)} not" + (f"; {len(failed)} FAILED: {', '.join(failed)}" if failed else ""),
           file=sys.stderr if args.json == "-" else sys.stdout)
     if failed:
-        return 1
+        return EXIT_CRASH
     if too_big:
         print(f"{PROG} run: error: --replicates: {args.replicates} replicates need more memory than this machine "
               f"has for {', '.join(too_big)}; choose fewer", file=sys.stderr)
@@ -231,26 +249,47 @@ def _finish_run(args, store, results, failed, too_big, where: str) -> int:
 
 
 def cmd_run(args) -> int:
-    from verify.engine import Context
-    from verify.registry import select
-    from verify.store import ResultStore, UnreadableResult
+    from verify.store import UnreadableResult
 
     writable_dir(args.results, "--results")  # paths first: a bad one must not cost a long run its results
     if args.json not in (None, "-"):
         output_file(args.json, "--json")
     if not args.ids and args.paper is None and not args.all:
         raise InputError("ID", "name check ids, --paper KEY or --all (see 'fedverify list')")
+    from verify import cli_stored
+    from verify.store import ResultStore
+
+    store = ResultStore(args.results)
+    t_start = time.perf_counter()
+    plain_say = print if args.json != "-" else (lambda line: print(line, file=sys.stderr))
+    stored = cli_stored.answer(args, store, plain_say)  # all stored: answered without torch or the checks
+    if stored is not None:
+        return _finish_run(args, store, stored, [], [], f"{time.perf_counter() - t_start:.1f}s, all stored")
+    from verify.threads import use_threads
+
+    use_threads(args.threads)  # before any torch work (the checks' modules build tensors when imported)
+    from verify.engine import Context
+    from verify.registry import select
+
     specs = select(args.ids, paper=args.paper, all_=args.all)
     _warn_plugin_errors()
     ctx = Context(fidelity=args.fidelity, replicates=args.replicates, seed=args.seed, device=args.device,
                   float32_on_cuda=args.dtype == "float32", data=args.data)
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
         raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
-    store = ResultStore(args.results)
-    from verify.sweep import default_workers
+    from verify import cli_long
+    from verify.sweep import default_workers, point_key
+
+    overrides = cli_long.parse_set(args.set, specs)
+    budget = cli_long.Budget(cli_long.parse_budget(args.budget))
+    where = {"seed": args.seed, "grid": overrides} if overrides else {"seed": args.seed}  # the store's place of this run's Results
+    from verify.extras import available, require
 
     workers = args.workers if args.workers is not None else (default_workers() if args.all or args.paper else 1)
-    if workers > 1 and len(specs) > 1:
+    if args.workers is None and not available("distributed"):
+        workers = 1  # the default only: without fedverify[sweep] the checks run in this process
+    if workers > 1 and len(specs) > 1 and not overrides and budget.seconds is None:
+        require("distributed")
         return _run_on_cluster(args, specs, store, workers)
     results, failed, too_big = [], [], []
     bar = None
@@ -258,23 +297,28 @@ def cmd_run(args) -> int:
         from tqdm import tqdm
 
         bar = tqdm(total=len(specs), unit="check", file=sys.stderr, dynamic_ncols=True, leave=False)
-    say = (bar.write if bar else print) if args.json != "-" else (lambda line: print(line, file=sys.stderr))
-    t_start = time.perf_counter()
+    say = (bar.write if bar else print) if args.json != "-" else plain_say
+    progress = cli_long.Progress(say, quiet=args.quiet)
+    running = None
     try:
+        budget.start()
         for spec in specs:
+            running = None
             if bar:
                 bar.set_postfix_str(spec.id)
-            check_config = spec.rerun_key(ctx)
+            check_config = point_key(spec, ctx, overrides)
             res = None
-            if not args.force and store.is_done(spec.id, check_config, seed=args.seed):
+            if not args.force and store.is_done(spec.id, check_config, **where):
                 try:
-                    res = store.load(spec.id, seed=args.seed)
+                    res = store.load(spec.id, **where)
                     say(f"  = {spec.id:<18} {res.verdict.value:<14} (stored; --force reruns)")
                 except UnreadableResult as exc:  # damaged since it was stored: run it again
                     say(f"  ~ {exc.param}: unreadable ({exc.reason}); running it again")
             if res is None:
+                running = spec.id
+                progress.start(spec.id, cli_long.announce_estimate(spec, ctx, overrides, say) if not args.quiet else "")
                 try:
-                    res = spec.run(ctx)
+                    res = spec.run(ctx, **overrides)
                 except Exception as exc:  # the toolkit failed on this check (user input was checked above): go on
                     if args.replicates is not None and _out_of_memory(exc):  # the user's size, not a bug
                         too_big.append(spec.id)
@@ -290,7 +334,10 @@ def cmd_run(args) -> int:
                     if bar:
                         bar.update(1)
                     continue
-                store.save(res, check_config, seed=args.seed)  # seed 0 at the top-level file, others beside it
+                finally:
+                    progress.stop()
+                with budget.held():  # a Result being written is written whole
+                    store.save(res, check_config, **where)
                 mark = "✓" if res.as_expected else "✗"
                 say(f"  {mark} {spec.id:<18} {res.verdict.value:<14} {res.tightness or '':<8} expected "
                     f"{res.expected.value:<14} {res.env.get('wall_time_s', 0):6.2f}s")
@@ -298,11 +345,21 @@ def cmd_run(args) -> int:
             if bar:
                 bar.update(1)
     except KeyboardInterrupt:
+        budget.stop()
         if bar:
             bar.close()
         _write_json(args.json, results)
         print(f"{PROG}: interrupted; {len(results)} finished results are kept in {store.root}/", file=sys.stderr)
         return 130
+    except cli_long.BudgetSpent:
+        budget.stop()
+        progress.stop()
+        if bar:
+            bar.close()
+        _write_json(args.json, results)
+        print(budget.spent_line(running, len(results), store.root), file=sys.stderr)
+        return cli_long.EXIT_BUDGET
+    budget.stop()
     if bar:
         bar.close()
     return _finish_run(args, store, results, failed, too_big, f"{time.perf_counter() - t_start:.1f}s")
@@ -501,6 +558,13 @@ def main(argv=None) -> int:
         if exc.errno == errno.ENAMETOOLONG:
             return fail(prog, InputError(str(exc.filename or "file name"), "too long for the file system"), flags)
         raise
+    except ImportError as exc:
+        from verify.extras import MissingExtra
+
+        if not isinstance(exc, MissingExtra):
+            raise
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_MISSING
 
 
 if __name__ == "__main__":

@@ -29,15 +29,74 @@ def load_problems() -> dict[str, ConstantsProblem]:
 HELP = "the constants of a problem's assumptions (L, mu, A^2, ...), with how each was obtained"
 
 
+def declared_problems() -> dict[str, tuple[str, str]] | None:
+    """Problem name -> (its help line, the module that registers it), read from the source of ``verify.problems``
+    (``@constants_problem("name", "help", ...)`` with literal name and help) without importing it; None when the
+    source cannot say (a name or help that is not a literal), and then every problem module is imported."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("verify.problems")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    out: dict[str, tuple[str, str]] = {}
+    for loc in spec.submodule_search_locations:
+        for path in sorted(Path(loc).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            if "constants_problem(" not in text:
+                continue
+            module = ".".join(["verify.problems", *path.relative_to(loc).with_suffix("").parts])
+            for node in ast.walk(ast.parse(text, filename=str(path))):
+                fn = node.func if isinstance(node, ast.Call) else None
+                if not (isinstance(fn, ast.Name) and fn.id == "constants_problem"):
+                    continue
+                try:
+                    name, help_line = (ast.literal_eval(a) for a in node.args[:2])
+                except (ValueError, TypeError, SyntaxError):
+                    return None
+                out[name] = (help_line, module)
+    return out or None
+
+
+def _lazy_parser_class():
+    """A problem's parser that imports the problem's module and adds its options when it first parses (so
+    ``fedverify constants --help`` lists the problems without importing torch or any of them)."""
+    import importlib
+
+    from verify.cli_args import OneLineParser
+
+    class LazyProblemParser(OneLineParser):
+        module: str = ""
+
+        def parse_known_args(self, args=None, namespace=None):
+            if self.module:
+                importlib.import_module(self.module)
+                prob = PROBLEMS[self.prog.rsplit(" ", 1)[-1]]
+                self.module = ""
+                prob.add_arguments(self)
+                add_json_option(self, "the constants")
+            return super().parse_known_args(args, namespace)
+
+    return LazyProblemParser
+
+
 def add_parser(subparsers):
     from verify.cli_args import OneLineParser
 
     p = subparsers.add_parser("constants", help=HELP)
-    sub = p.add_subparsers(dest="problem", required=True, metavar="PROBLEM", parser_class=OneLineParser)
-    for prob in load_problems().values():
-        q = sub.add_parser(prob.name, help=prob.help, description=prob.help)
-        prob.add_arguments(q)
-        add_json_option(q, "the constants")
+    declared = declared_problems()
+    if declared is None:
+        sub = p.add_subparsers(dest="problem", required=True, metavar="PROBLEM", parser_class=OneLineParser)
+        for prob in load_problems().values():
+            q = sub.add_parser(prob.name, help=prob.help, description=prob.help)
+            prob.add_arguments(q)
+            add_json_option(q, "the constants")
+        return p
+    sub = p.add_subparsers(dest="problem", required=True, metavar="PROBLEM", parser_class=_lazy_parser_class())
+    for name, (help_line, module) in sorted(declared.items()):
+        q = sub.add_parser(name, help=help_line, description=help_line)
+        q.module = module
     return p
 
 

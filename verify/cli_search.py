@@ -32,7 +32,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--budget", help="evaluations per method (default: the claim's own)")
     p.add_argument("--method", default="cma", help="cma (default), gradient (differentiable claims) or random")
     p.add_argument("--seed", default="0", help="root seed (default 0)")
-    p.add_argument("--json", metavar="FILE", help="write the search's JSON to FILE ('-': standard output)")
+    from verify.cli_args import add_json_option
+
+    add_json_option(p, "the search")
     p.add_argument("--results", default="results", help="results directory; the witness goes to DIR/search/")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -77,7 +79,7 @@ def run(args) -> int:
         return 0
     if args.json:
         output_file(args.json, "--json").write_text(text)
-    _print(rep)
+    _print(rep, spec)
     return 0
 
 
@@ -85,15 +87,31 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.6g}"
 
 
-def _print(rep) -> None:
+def admissible(spec, instance: dict | None) -> str:
+    """Whether a method's best point satisfies the claim's constraint (the claim's assumptions), in words."""
+    if instance is None:
+        return "no admissible point found"
+    c = spec.objective.constraint
+    if c is None:
+        return "no constraint beyond the space"
+    return "satisfies the claim's constraint" if c({**instance, **spec.space.fixed}) else "VIOLATES the constraint"
+
+
+def _print(rep, spec=None) -> None:
     from verify.search.witness import instance_text
 
     print(f"{rep.check_id}: search for observed/bound > 1 ({rep.budget} evaluations per method, seed {rep.seed})")
+    best = rep.extra.get("best", {})
     for name in rep.evaluations:
         ratio = rep.worst_ratio if name == rep.method else rep.random_ratio
         print(f"  {name:<8} worst ratio {_fmt(ratio):>12}   {rep.evaluations[name]} evaluations, "
               f"{rep.wall_time_s[name]:.2f} s" + (f", {rep.rejected[name]} outside the constraint"
-                                                   if rep.rejected[name] else ""))
+                                                   if rep.rejected[name] else "")
+              + (f"; its best point {admissible(spec, best.get(name))}" if spec is not None else ""))
+    if rep.method != "random" and rep.random_ratio > rep.worst_ratio:
+        print(f"  {rep.method} lost to random sampling at the same budget ({_fmt(rep.worst_ratio)} < "
+              f"{_fmt(rep.random_ratio)}): its worst ratio is no estimate of the supremum; try a larger --budget "
+              "or --method random")
     print(f"  planted  ratio       {_fmt(rep.planted_ratio):>12}")
     if rep.certified_ratio is not None:
         print(f"  certified worst ratio {_fmt(rep.certified_ratio)} (PEPit); search reached "

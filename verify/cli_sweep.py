@@ -3,7 +3,7 @@
 
     fedverify sweep [ID ... | --paper KEY | --all] --seeds 0-9 [--grid NAME=V1,V2 ...]
                     [--fidelity quick|full] [--replicates R] [--workers N | --scheduler ADDRESS]
-                    [--device auto|cpu|cuda] [--results DIR] [--json FILE|-] [--force] [--quiet]
+                    [--device auto|cpu|cuda] [--data PATH] [--results DIR] [--json FILE|-] [--force] [--quiet]
 
 One Dask task per (check, seed, grid point) (verify/sweep.py): a LocalCluster of N worker processes
 (default: the number of cores), one thread each, or the cluster at ``--scheduler``. ``--grid`` maps a
@@ -13,8 +13,8 @@ point (verify/store.py); a rerun of the same command redoes only what is missing
 
 ``--json`` writes ``{"results": [...], "stability": [{"id", "grid", "runs", "at_expected", "ci":
 [lo, hi], "off": [{"seed", "verdict", "expected"}]}]}`` (Clopper-Pearson interval at 95 %).
-Exit codes as ``fedverify run``: 0 done, 1 a point failed (or ``--strict`` and a verdict off
-expected), 2 bad input, 130 interrupted.
+Exit codes as ``fedverify run``: 0 done, 1 ``--strict`` and a verdict off expected, 2 bad input, 3 a point
+failed (the toolkit raised), 4 Dask missing (``pip install 'fedverify[sweep]'``), 130 interrupted.
 """
 from __future__ import annotations
 
@@ -50,8 +50,13 @@ def add_parser(subparsers):
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="a running Dask scheduler (tcp://host:port); its workers must import this fedverify")
     p.add_argument("--device", choices=DEVICES, default="auto", help="auto (default), cpu, cuda")
+    p.add_argument("--data", metavar="PATH", default=None,
+                   help="MNIST on disk for the real-data reproductions, as 'fedverify run --data' (default: "
+                        "scikit-learn's bundled 8x8 digits)")
     p.add_argument("--results", default="results", help="results directory (default ./results)")
-    p.add_argument("--json", metavar="FILE", help="write the Results and the stability table as JSON ('-': stdout)")
+    from verify.cli_args import add_json_option
+
+    add_json_option(p, "the Results and the stability table")
     p.add_argument("--strict", action="store_true", help="exit 1 when any verdict differs from its expected verdict")
     p.add_argument("--force", action="store_true", help="rerun points already stored with the same settings")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no line per point")
@@ -79,6 +84,10 @@ def run(args) -> int:
     from verify.sweep import (check_grid_names, default_workers, parse_grid, parse_seeds, points_for, run_points,
                               stability, stored_wall_times)
 
+    from verify.extras import require
+
+    if args.workers != 1:
+        require("distributed")
     writable_dir(args.results, "--results")  # every input first: bad input must not cost a long sweep
     to_stdout = args.json == "-"
     if args.json is not None and not to_stdout:
@@ -92,7 +101,8 @@ def run(args) -> int:
     _warn_plugin_errors()
     check_grid_names(specs, grid)
     check_grid_values(specs, grid)
-    settings = {"fidelity": args.fidelity, "replicates": args.replicates, "device": args.device}
+    settings = {"fidelity": args.fidelity, "replicates": args.replicates, "device": args.device,
+                **({"data": args.data} if args.data is not None else {})}
     Context(**settings)  # the device (cuda without a GPU) is bad input before any task starts
     workers = args.workers if args.workers is not None else default_workers()
     points = points_for(specs, seeds, grid)
@@ -169,7 +179,9 @@ def run(args) -> int:
                 print(f"  {row['id']:<18} {g:<24} at expected {row['at_expected']}/{row['runs']} "
                       f"(95% CI {row['ci'][0]:.2f}-{row['ci'][1]:.2f})")
     if failed:
-        return 1
+        from verify.cli import EXIT_CRASH
+
+        return EXIT_CRASH
     if args.strict and off:
         print(f"--strict: verdicts differ from expected for {', '.join(o.point.label() for o in off)}", file=sys.stderr)
         return 1

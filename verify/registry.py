@@ -25,11 +25,8 @@ grid) are recorded in ``env["overrides"]``.
 """
 from __future__ import annotations
 
-import ast
 import functools
-import hashlib
 import importlib
-import importlib.util
 import os
 import re
 import sys
@@ -40,6 +37,7 @@ from typing import Callable
 
 from analytic.errors import InputError
 from analytic.papers import Paper
+from verify.codehash import CORE_PACKAGES, closure_hash, module_closure  # noqa: F401  (re-exported)
 from verify.engine import Context, environment, library_versions
 from verify.fit import apply_minimum_replicates
 from verify.named import import_submodules
@@ -49,8 +47,6 @@ from verify.strength import recording, undecided, weakest
 ID_PATTERN = re.compile(r"^[a-z]+\d{4}[a-z]?\.[cx]\d{2,3}$")
 ENTRY_POINT_GROUP = "fedverify.checks"
 ENV_VAR = "FEDVERIFY_CHECKS"
-#: Packages whose source can change a check's numbers besides the check's own package.
-CORE_PACKAGES = ("analytic", "verify", "counterexamples")
 
 
 class CheckSpec:
@@ -353,68 +349,4 @@ def select(ids=(), paper: str | None = None, all_: bool = False) -> list[CheckSp
 def _raise(exc: Exception):
     raise exc
 
-
-# -- the code a result depends on ------------------------------------------------------------------
-def _imported_names(tree: ast.AST, module: str, is_package: bool) -> set[str]:
-    """Every module name an import statement in ``tree`` may refer to (anywhere in the file, lazy
-    imports inside functions included)."""
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = module.split(".")
-                keep = len(parts) - node.level + (1 if is_package else 0)
-                base = ".".join(parts[:keep] + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
-            out.add(base)
-            out.update(f"{base}.{a.name}" for a in node.names)  # `from pkg import submodule`
-    return out
-
-
-def _source_path(name: str) -> Path | None:
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError, AttributeError):
-        return None  # an attribute imported from a module, not a module
-    origin = getattr(spec, "origin", None) if spec else None
-    return Path(origin) if origin and origin.endswith(".py") else None
-
-
-@functools.lru_cache(maxsize=None)
-def _imports_of(name: str, path: Path, stamp: tuple[int, int]) -> frozenset[str]:
-    """The module names a source file may import (cached per file version: ``stamp`` is its mtime and size)."""
-    tree = ast.parse(path.read_bytes(), filename=str(path))
-    return frozenset(_imported_names(tree, name, path.name == "__init__.py"))
-
-
-def module_closure(module: str) -> dict[str, Path]:
-    """The source files ``module`` can execute through imports, following imports into fedverify's
-    own packages (``analytic``, ``verify``, ``counterexamples``) and the module's own top-level
-    package (a plugin's), including each package's ``__init__``."""
-    roots = set(CORE_PACKAGES) | {module.split(".")[0]}
-    seen: dict[str, Path] = {}
-    todo = [module]
-    while todo:
-        name = todo.pop()
-        if name in seen or name.split(".")[0] not in roots:
-            continue
-        path = _source_path(name)
-        if path is None:
-            continue
-        seen[name] = path
-        st = path.stat()
-        todo.extend(".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1))  # parent packages
-        todo.extend(_imports_of(name, path, (st.st_mtime_ns, st.st_size)))
-    return dict(sorted(seen.items()))
-
-
-def closure_hash(module: str) -> str:
-    """sha256 over the names and bytes of :func:`module_closure` (16 hex digits)."""
-    h = hashlib.sha256()
-    for name, path in module_closure(module).items():
-        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
 

@@ -30,7 +30,7 @@ def test_myopic_demo_names_the_wrong_round_and_draws_client_2_stuck(tmp_path, ca
     assert red.sum() > 200
 
 
-@pytest.mark.parametrize("name,phrase", [("ifca", "Both clients pick theta_2 -- WRONG"),
+@pytest.mark.parametrize("name,phrase", [("ifca", "Both clients pick θ₂ -- WRONG"),
                                          ("hypcluster", "HypCluster"),
                                          ("cfl", "CFL splits {1, 3}, {2} -- WRONG")])
 def test_other_demos_tell_their_story(tmp_path, capsys, name, phrase):

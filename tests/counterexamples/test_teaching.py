@@ -93,7 +93,7 @@ def test_a_knob_changes_the_numbers_and_the_picture(tmp_path, capsys, outputs, n
 def test_myopic_eta_reaches_the_check(tmp_path, capsys):
     rc, out, err = run(["myopic", "--eta", "0.25", "--format", "svg", "--out", str(tmp_path), "--rounds", "2"], capsys)
     assert rc == 0 and err == ""
-    assert "learning rate eta = 0.25" in out and "etas=(0.25,)" in out
+    assert "learning rate η = 0.25" in out and "etas=(0.25,)" in out
     assert (tmp_path / "demo_myopic.svg").read_text().lstrip().startswith("<?xml")
 
 

@@ -198,3 +198,22 @@ def test_theory_lines_are_drawn_above_observed_ones():
         series("observed", x, [1 / n for n in x])]})
     z = {line.get_label(): line.get_zorder() for line in ax.get_lines()}
     assert z["oracle"] > z["observed"] and z["bound"] > z["observed"]
+
+
+def test_huge_values_do_not_overflow_the_axis(tmp_path):
+    """Values near float64's limit (a factor 2.48e+307) are counted as hidden, not passed to the log axis, whose
+    padding would overflow (numpy's overflow warning reached the terminal)."""
+    import warnings
+
+    import numpy as np
+
+    from reports.figures import draw_panels
+
+    x = np.arange(1, 11.0)
+    y = np.logspace(0, 307.4, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        draw_panels([{"title": "t", "xscale": "log", "yscale": "log",
+                      "series": [{"x": x.tolist(), "y": y.tolist(), "lo": (y / 2).tolist(), "hi": (y * 2).tolist(),
+                                  "label": "a"}]}], tmp_path / "f.png")
+    assert (tmp_path / "f.png").exists()

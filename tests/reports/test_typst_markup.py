@@ -143,12 +143,12 @@ def test_fmt_duration():
 
 def test_fmt_value_summarises_long_lists():
     assert fmt_value([1, 2, 4]) == "[1, 2, 4]"
-    assert fmt_value(list(range(1, 301))) == "300 values, 1…300"
-    assert fmt_value([1.0, float("nan")] * 5) == "10 values, 1…1 (5 not finite)"
-    assert fmt_value(np.ones((30, 12))) == "30×12 array, 1…1"
+    assert fmt_value(list(range(1, 301))) == "300 values from 1 to 300"
+    assert fmt_value([1.0, float("nan")] * 5) == "10 values from 1 to 1 (5 not finite)"
+    assert fmt_value(np.ones((30, 12))) == "360 values (30 by 12) from 1 to 1"
     assert fmt_value([]) == "[]"
     assert fmt_value({"a": 1}) == "(nested: in the Result's JSON)"  # tables flatten mappings before this
-    assert fmt_value("x" * 500).endswith("…") and len(fmt_value("x" * 500)) <= 120
+    assert fmt_value("x" * 500).endswith(" [cut]") and len(fmt_value("x" * 500)) <= 120
     assert fmt_value(["a", "b"]) == "[a, b]"
     assert fmt_value([[1, 2], [3]]) == "[[1, 2], [3]]"  # ragged: its values, never a bare count
     assert fmt_value([{"f": 1}, {"f": 2}]) == "2 records (in the Result's JSON)"
@@ -160,7 +160,7 @@ def test_summarise_mapping_caps_entries_and_flattens():
     assert len(rows) == 12
     assert rows[-1] == ("…", "9 more entries not shown")
     rows = summarise_mapping({"ci": {"lo": 0.1, "hi": 0.2}, "T": [1, 10, 100], "deep": {"a": {"b": 3}}})
-    assert rows == [("ci · lo", "0.1"), ("ci · hi", "0.2"), ("T", "[1, 10, 100]"), ("deep · a · b", "3")]
+    assert rows == [("ci / lo", "0.1"), ("ci / hi", "0.2"), ("T", "[1, 10, 100]"), ("deep / a / b", "3")]
     assert summarise_mapping({}) == [] and summarise_mapping(None) == []
 
 

@@ -209,7 +209,7 @@ def test_a_check_that_runs_out_of_memory_at_the_users_replicates_is_one_line(cap
         out, err = capsys.readouterr()
         assert code == 2 and "--replicates" in err and "74.5 GiB" in out and "Traceback" not in err + out
         code = cli.main(["run", "zz0023.c02", "--results", str(tmp_path / "r"), "--quiet"])
-        assert code == 1  # at the check's own count it is a toolkit failure, not bad input
+        assert code == 3  # at the check's own count it is a toolkit failure (exit 3), not bad input
     finally:
         _REGISTRY.pop("zz0023.c02")
 

@@ -98,7 +98,7 @@ def test_strict_exit_1_on_mismatch_and_crash_keeps_finished(capsys, tmp_path, pl
     code, out, err = run(capsys, "run", "zz0000.c01", "--results", str(res), "--strict", "--force", "--quiet")
     assert code == 1 and "zz0000.c01" in err
     code, out, _ = run(capsys, "run", "zz0000.c02", "zz0000.c01", "--results", str(res), "--quiet")
-    assert code == 1 and "FAILED" in out and (res / "zz0000.c01.json").exists()
+    assert code == cli.EXIT_CRASH == 3 and "FAILED" in out and (res / "zz0000.c01.json").exists()
 
 
 def test_interrupted_run_keeps_what_finished(capsys, tmp_path, planted_checks):
@@ -111,11 +111,14 @@ def test_interrupted_run_keeps_what_finished(capsys, tmp_path, planted_checks):
 
 
 def test_changed_check_code_is_not_reused(capsys, tmp_path, monkeypatch):
-    from verify.registry import CheckSpec
+    import verify.codehash
+    import verify.registry
 
     res = tmp_path / "res"
     run(capsys, "run", FAST, "--results", str(res), "--quiet")
-    monkeypatch.setattr(CheckSpec, "code_hash", property(lambda self: "edited"))
+    # an edit of the check's source: both the stored-Result shortcut and the full path see a new hash
+    for mod in (verify.codehash, verify.registry):
+        monkeypatch.setattr(mod, "closure_hash", lambda module: "edited")
     code, out, _ = run(capsys, "run", FAST, "--results", str(res), "--quiet")
     assert code == 0 and "stored" not in out
 
@@ -130,7 +133,7 @@ def test_internal_config_error_is_a_toolkit_failure(capsys, tmp_path, planted_ch
     try:
         code, out, err = run(capsys, "run", "zz0000.c04", "zz0000.c01", "--results", str(tmp_path / "r"), "--quiet",
                              "--json", str(tmp_path / "a.json"))
-        assert code == 1 and "FAILED" in out and (tmp_path / "r" / "zz0000.c01.json").exists()
+        assert code == cli.EXIT_CRASH and "FAILED" in out and (tmp_path / "r" / "zz0000.c01.json").exists()
         assert json.loads((tmp_path / "a.json").read_text())[0]["id"] == "zz0000.c01"
     finally:
         _REGISTRY.pop("zz0000.c04")

@@ -69,7 +69,7 @@ def test_entry_point_is_declared():
     tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert meta["project"]["entry-points"]["fedverify.commands"]["sweep"] == "verify.cli_sweep"
-    assert any(d.startswith("dask[distributed]") for d in meta["project"]["dependencies"])
+    assert any(d.startswith("dask[distributed]") for d in meta["project"]["optional-dependencies"]["sweep"])
 
 
 def test_seeds_and_grid_parse():

@@ -79,9 +79,24 @@ def library():
     if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
         return None
     try:
-        return _load()
+        lib = _load()
     except OSError:
-        return None
+        lib = None
+    if lib is None:
+        _warn_off()
+    return lib
+
+
+@lru_cache(maxsize=1)
+def _warn_off() -> None:
+    """Once per process, to a person at a terminal: the C kernels are not built, so their callers run the (slower,
+    equal) torch code (logs and captured output stay as they were)."""
+    if not sys.stderr.isatty():
+        return
+    print(f"fedverify: note: the C kernels are not built for this copy ({library_path().parent}); Threshold-"
+          f"Clustering and the column aggregators run in torch (same results, slower). Build them with "
+          f"'{Path(sys.executable).name} -m verify.algorithms.tc_c' (a C compiler, about a second); "
+          "FEDVERIFY_TC_C=0 turns them off without this note.", file=sys.stderr)
 
 
 def kernel():

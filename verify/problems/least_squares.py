@@ -397,7 +397,7 @@ def _redundancy_constants(rep, how_prefix: str = "") -> list[Constant]:
                  f"max over {rep.gap_subsets} subsets S of ||argmin_S - x*_H||; worst subset: the honest agents "
                  f"(0-based) except {list(rep.dropped)}"),
         Constant("redundancy_2f_stationarity", rep.stationarity, "exact",
-                 "max_i ||grad q^i(x*_H)|| / max_i ||grad q^i(0)|| (0 under 2f-redundancy, docs/papers/dutta2023.md R2)"),
+                 "max_i ||grad q^i(x*_H)|| / max_i ||grad q^i(0)|| (0 under 2f-redundancy, Definition I.1)"),
         Constant("redundancy_2f_min_eig", rep.min_eig, "exact" if exact else "upper bound",
                  "min over checked subsets of lambda_min(sum_S A^T A)/|S| / max_i lambda_max(A^{iT} A^i) (> 0: unique minimisers)"),
     ]

@@ -148,7 +148,8 @@ def search(spec, ctx=None, *, method: str = "cma", budget: int | None = None, re
         instance=best, instance_file=None,
         evaluations={k: r.evaluations for k, r in runs.items()},
         wall_time_s={k: round(r.wall_time_s, 4) for k, r in runs.items()},
-        rejected={k: r.rejected for k, r in runs.items()})
+        rejected={k: r.rejected for k, r in runs.items()},
+        extra={"best": {k: space.row(space.decode(r.best_u[None]), 0) for k, r in runs.items() if r.best_u is not None}})
     if results is not None:
         path = save(witness_path(results, spec.id), spec.id, best, space,
                     {"ratio": worst, "method": method, "seed": ctx.seed, "budget": budget})

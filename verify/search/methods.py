@@ -87,8 +87,9 @@ def random_search(ev: Evaluator, rng: np.random.Generator) -> Evaluator:
 
 
 def cma_search(ev: Evaluator, rng: np.random.Generator, sigma0: float = 0.3) -> Evaluator:
-    import cma
+    from verify.extras import require
 
+    cma = require("cma")
     n = ev.space.size
     popsize = 4 + int(3 * math.log(max(n, 1)))
     if ev.start is not None:
