@@ -58,9 +58,9 @@ def test_stored_run_answers_without_torch(tmp_path):
 
 
 def test_code_hash_reads_source_only():
-    closure = module_closure("verify.checks.werner2023")
+    closure = module_closure("verify.checks.werner2023.threshold_clustering")
     assert "analytic.papers.werner2023" in closure and "verify.registry" in closure
-    assert len(closure_hash("verify.checks.werner2023")) == 16
+    assert len(closure_hash("verify.checks.werner2023.threshold_clustering")) == 16
 
 
 @pytest.mark.parametrize("threads", [None, 2])
