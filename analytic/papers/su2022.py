@@ -30,8 +30,9 @@ SPEC_ERRORS = (
      "which the code implements; the printed line assigns from a value not yet defined"),
     ("E3", "sigma_hat^2: singular value of A vs the proof's beta^T U^T A U beta", "not an error of the text, which says "
      "'singular value'; both distance-unit readings are implemented (sigma_rule) and c11 checks (19) with "
-     "beta_hat^T A beta_hat; the listing's literal 'power-iteration(A A^T)' output lambda_1(A A^T) is run by x11: it stops "
-     "every anchor outside 2 eps Delta/alpha (counterexample reproduced)"),
+     "beta_hat^T A beta_hat; the listing's literal 'power-iteration(A A^T)' output lambda_1(A A^T), which the text (line "
+     "~115) and the proof (line ~598) exclude, is run by x11: it would stop every anchor outside 2 eps Delta/alpha (a "
+     "remark on the listing's ambiguity)"),
     ("E4", "(20) omits (delta^2 + sigma^2); (19) has Sigma_j for Sigma_{z_i}", "c11 checks (19) with the factor and "
      "Sigma_{z_i}; the omission in (20) is not separately checkable: (20) is a condition with an unspecified constant C, "
      "which absorbs the factor at any fixed delta, sigma"),
@@ -105,7 +106,8 @@ PAPER = Paper(
         "(c14). The two-phase method succeeded in every run over six start families (d = 5, k = 2 and 3); IFCA run fairly "
         "(10 random restarts, the lowest training loss kept, 600 rounds, the same Phase-2 clients) succeeded in "
         "100% and 50% of its 6 seeds per grid point, one start in 50% and 33% (600 rounds) and in none after 60 rounds (the former baseline); the training loss picked a good restart whenever one existed; the paired comparison "
-        "is inconclusive at these sizes (c28). The sign of beta_hat, which the paper leaves open (Phase 1 line 13), decides Phase 1: "
+        "is inconclusive at these sizes (c28). The sign of beta_hat, which the paper leaves open (Phase 1 line 13) while its "
+        "proof of Proposition 2 assumes the right one (erratum), decides Phase 1: "
         "without a rule it succeeded in 17% of runs, with the first-moment rule in all (c17); with Phase 1 as printed the "
         "two-phase method succeeded in 33% and 0% of those seeds (c28). Phase 1 stopped within 9 iterations instead of the proof's 46 (c16). "
         "The exact identities (Lemma 1, the spectrum of P_i, Algorithm 3 = orthogonal iteration, the least-squares fixed "
@@ -124,8 +126,8 @@ PAPER = Paper(
         "lies outside Lemma 10's basin (0.19 Delta, below the proof's 0.4 Delta) in most runs: the conclusion holds where the "
         "proof does not reach (x07); p_e's (Delta/sigma)^4 is loose against the exact rate (1/2) log(1 + Delta^2/(4 sigma^2)) "
         "(x08); T' = Theta((kappa/(s eta rho)) log(Delta/nu)) is not invariant under a change of units (erratum, x09); "
-        "Rademacher features work as Gaussian ones (x10); line 13's sigma_hat read literally as lambda_1(A A^T) stops every "
-        "anchor outside 2 eps Delta/alpha (x11); the anchor's ell and T2 needs do not grow with d (x12). "
+        "Rademacher features work as Gaussian ones (x10); line 13's sigma_hat read literally as lambda_1(A A^T), a reading "
+        "the text and proof exclude (not an erratum), would stop every anchor outside 2 eps Delta/alpha (x11); the anchor's ell and T2 needs do not grow with d (x12). "
         "The errors and gaps found on reading the paper, numbered here (E1-E25), each with its check "
         "or the reason it is not checked: "
         + _errors_line()),
