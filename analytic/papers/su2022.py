@@ -40,16 +40,20 @@ SPEC_ERRORS = (
      "without freezing); x02 (2 eps Delta/alpha: holds)"),
     ("E6", "the listing re-tests every iteration, the proof freezes", "c13 runs the listing as printed (re-test), x02 "
      "freezes; c28 runs the two-phase method with the printed Phase 1"),
-    ("E7", "n_H >= log N/p_min gives coverage failure ~ k/N, not O(N^-9)", "c14 (printed O(N^-9): violated); x03 (union "
-     "bound 1 - k(1 - p_min)^n_H: holds)"),
-    ("E8", "'for all theta_0' proved only for each fixed theta_0", "not checkable by simulation: a failure of the uniform "
-     "statement needs a data-dependent adversarial theta_0; c13 and c28 run six fixed start families"),
+    ("E7", "n_H >= log N/p_min gives coverage failure ~ k/N, not O(N^-9); Theorem 3's 1 - N^-9 - c k e^-d (line ~285) "
+     "inherits it", "c14 (printed O(N^-9): violated; its finding carries Theorem 3, whose success event contains (5)'s); x03 "
+     "(union bound 1 - k(1 - p_min)^n_H: holds)"),
+    ("E8", "'for all theta_0' proved only for each fixed theta_0", "not checked yet, though checkable: a failure of the "
+     "uniform statement needs a data-dependent adversarial theta_0, which an objective for `fedverify search` (theta_0 in "
+     "the R-ball against Phase 1 on fixed data, as verify/checks/su2022/search.py does for c21's basin) can look for; no such "
+     "objective is written yet, and c13 and c28 run six fixed start families only"),
     ("E9", "T uses beta R instead of 2 beta R", "not checkable: c16 measures T_stop <= 9 against the proof's T = 46 (with "
      "2 beta R); both forms of T are far above any stopping time, so the difference cannot show"),
     ("E10", "event union for intersection; Prop. 1's N^-10 vs the proof's O(1/N)", "not checkable: wording of the proof's "
      "probability bookkeeping; no measurement separates them at simulable N"),
-    ("E11", "m and ell hide eps^-4 (R/Delta, sigma/Delta)^4 factors", "c15 (m_req and ell_req measured; the eps^-4 constant "
-     "reported)"),
+    ("E11", "m and ell hide eps^-4 (R/Delta, sigma/Delta)^4 factors", "not checked: c15 measures m_req in d and p_min and "
+     "ell_req in k at one eps = 0.1, so it reports the size of the hidden constant at that eps but never sweeps eps (nor "
+     "R/Delta, sigma/Delta); the eps^-4 exponent is untested"),
     ("E12", "theta_hat_{i,t}: local update (text) vs global aggregate (proof)", "not an error: an ambiguity of notation; "
      "the code uses the proof's global block, and x05 measures the per-client guarantee under both readings (the same "
      "clients fail)"),

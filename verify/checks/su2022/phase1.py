@@ -387,11 +387,15 @@ def c14_failure_probability(ctx: Context, *, theory: Bound = S.THM_1_5_FAILURE, 
     if not verdict.passed and theory is S.THM_1_5_FAILURE:
         finding = erratum(
             f"With n_H = log N/p_min anchors, some cluster has no anchor with probability about k/N (slope "
-            f"{fit['slope']:.2f} in N here), not O(N^-9); (5) then fails. O(N^-9) needs n_H >= (9 log N + log k)/p_min.",
+            f"{fit['slope']:.2f} in N here), not O(N^-9); (5) then fails. O(N^-9) needs n_H >= (9 log N + log k)/p_min. "
+            "Theorem 3's success probability 1 - N^-9 - c k e^-d (line ~285) rests on (5) and inherits the same k/N.",
             paper_says="Theorem 1 (paper lines ~129-131): \"Furthermore, when n_H >= log N/p_min, with probability at least "
                        "1 - O(N^-9), d(theta_hat, theta*) <= eps Delta, (5)\"",
             correction="With n_H >= log N/p_min the coverage step fails with probability up to k(1 - p_min)^{n_H} <= k/N, so (5) "
-                       "holds w.p. 1 - O(k/N) (given (4)); the printed 1 - O(N^-9) needs n_H >= (9 log N + log k)/p_min.",
+                       "holds w.p. 1 - O(k/N) (given (4)); the printed 1 - O(N^-9) needs n_H >= (9 log N + log k)/p_min. "
+                       "Theorem 3 (line ~285: \"Then with probability 1 - N^-9 - c k e^-d\") starts Phase 2 from Phase 1's "
+                       "output and so holds w.p. 1 - O(k/N) - c k e^-d at n_H = log N/p_min: the miss event of this witness "
+                       "leaves a cluster without an estimate, and no Phase-2 round creates one.",
             witness=f"k = 2, p = (1/2, 1/2), N = {N_w} (Phase 1's quick instance), n_H = ceil(log N/p_min) = {nh_w}: the exact miss "
                     f"probability is {miss_w} = {float(miss_w):.3e}, against N^-9 = {N_w ** -9.0:.1e}. Simulated, p = "
                     f"({', '.join(f'{v:.2f}' for v in p)}): miss frequency {Y[:, -1].mean():.2e} at N = {int(Ns[-1])} (n_H = {n_Hs[-1]}), exact "
