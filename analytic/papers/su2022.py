@@ -37,7 +37,8 @@ SPEC_ERRORS = (
      "Sigma_{z_i}; the omission in (20) is not separately checkable: (20) is a condition with an unspecified constant C, "
      "which absorbs the factor at any fixed delta, sigma"),
     ("E5", "(4)/(5) print eps Delta, the proof gives 2 eps Delta/alpha", "c13 (printed eps Delta: violated, incl. alpha < 1 "
-     "without freezing); x02 (2 eps Delta/alpha: holds)"),
+     "without freezing); x02 (2 eps Delta/alpha: holds); x13 (eps in [alpha/8, 1/4), allowed by line ~121, merges two "
+     "clusters' anchors at line 22: violated)"),
     ("E6", "the listing re-tests every iteration, the proof freezes", "c13 runs the listing as printed (re-test), x02 "
      "freezes; c28 runs the two-phase method with the printed Phase 1"),
     ("E7", "n_H >= log N/p_min gives coverage failure ~ k/N, not O(N^-9); Theorem 3's 1 - N^-9 - c k e^-d (line ~285) "
@@ -131,7 +132,9 @@ PAPER = Paper(
         "proof does not reach (x07); p_e's (Delta/sigma)^4 is loose against the exact rate (1/2) log(1 + Delta^2/(4 sigma^2)) "
         "(x08); T' = Theta((kappa/(s eta rho)) log(Delta/nu)) is not invariant under a change of units (erratum, x09); "
         "Rademacher features work as Gaussian ones (x10); line 13's sigma_hat read literally as lambda_1(A A^T), a reading "
-        "the text and proof exclude (not an erratum), would stop every anchor outside 2 eps Delta/alpha (x11); the anchor's ell and T2 needs do not grow with d (x12). "
+        "the text and proof exclude (not an erratum), would stop every anchor outside 2 eps Delta/alpha (x11); the anchor's ell and T2 needs do not grow with d (x12); at eps = 1/5, "
+        "which Theorem 1 allows (eps in (0, 1/4)) but its grouping step does not (eps < alpha/8), two clusters' anchors are "
+        "grouped together in every run and (5) fails (erratum, x13). "
         "The errors and gaps found on reading the paper, numbered here (E1-E25), each with its check "
         "or the reason it is not checked: "
         + _errors_line()),

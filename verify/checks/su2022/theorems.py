@@ -555,7 +555,8 @@ def _rounds_to_floor(fed, theta0, eta, rounds: int, factor: float):
     return np.argmax(err <= factor * err[-1][None], axis=0).astype(float), tr
 
 
-@check("su2022.x09", "Theorem 3's T' = Theta((kappa/(s eta rho)) log(Delta/nu)) as printed: not invariant under a change of units",
+@check("su2022.x09", "Theorem 3's T' = Theta((kappa/(s eta rho)) log(Delta/nu)) as printed: not invariant under a change of units, "
+       "and flat in sigma/Delta where the rounds grow as log(Delta/sigma)",
        "erratum", "violated")
 def x09_rounds_units(ctx: Context, *, theory: Bound = S.ROUNDS, scales=(1e-4, 1e-2, 1.0, 1e2), clients: int = 100, n: int = 20,
                      start: float = 0.2, rounds: int = 120, factor: float = 1.2, d: int = 5, k: int = 2,
