@@ -1,4 +1,5 @@
-"""su2022.x13 (Theorem 1 (5) at eps in [alpha/8, 1/4)) and the unit-free part of x09: contract, planted repair, witnesses."""
+"""su2022.x13 (Theorem 1 (5) at eps in [alpha/8, 1/4)) and the unit-free part of x09: contract, planted repair,
+witnesses."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -14,7 +15,8 @@ from verify.testing import CheckContract
 
 class TestX13(CheckContract):
     check = G.x13_grouping_threshold
-    # eps = 0.1 keeps the clusters' anchors about 0.6 Delta apart: k groups, and the proof's radius 2 eps Delta/alpha holds
+    # eps = 0.1 keeps the clusters' anchors about 0.6 Delta apart: k groups, and the proof's radius
+    # 2 eps Delta/alpha holds
     planted = {"eps": 0.1, "theory": S.THM_1_PROOF, "threshold": 0.6, "T": 24}
     planted_verdict = "holds"
     determinism_replicates = 2
