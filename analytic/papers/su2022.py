@@ -30,25 +30,38 @@ SPEC_ERRORS = (
      "which the code implements; the printed line assigns from a value not yet defined"),
     ("E3", "sigma_hat^2: singular value of A vs the proof's beta^T U^T A U beta", "not an error of the text, which says "
      "'singular value'; both distance-unit readings are implemented (sigma_rule) and c11 checks (19) with "
-     "beta_hat^T A beta_hat; the listing's literal 'power-iteration(A A^T)' output lambda_1(A A^T) is run by x11: it stops "
-     "every anchor outside 2 eps Delta/alpha (counterexample reproduced)"),
+     "beta_hat^T A beta_hat; the listing's literal 'power-iteration(A A^T)' output lambda_1(A A^T), which the text "
+     "(line "
+     "~115) and the proof (line ~598) exclude, is run by x11: it would stop every anchor outside 2 eps Delta/alpha (a "
+     "remark on the listing's ambiguity)"),
     ("E4", "(20) omits (delta^2 + sigma^2); (19) has Sigma_j for Sigma_{z_i}", "c11 checks (19) with the factor and "
      "Sigma_{z_i}; the omission in (20) is not separately checkable: (20) is a condition with an unspecified constant C, "
      "which absorbs the factor at any fixed delta, sigma"),
     ("E5", "(4)/(5) print eps Delta, the proof gives 2 eps Delta/alpha", "c13 (printed eps Delta: violated, incl. alpha < 1 "
-     "without freezing); x02 (2 eps Delta/alpha: holds)"),
+     "without freezing); x02 (2 eps Delta/alpha: holds); x13 (eps in [alpha/8, 1/4), allowed by line ~121, merges two "
+     "clusters' anchors at line 22: violated)"),
     ("E6", "the listing re-tests every iteration, the proof freezes", "c13 runs the listing as printed (re-test), x02 "
      "freezes; c28 runs the two-phase method with the printed Phase 1"),
-    ("E7", "n_H >= log N/p_min gives coverage failure ~ k/N, not O(N^-9)", "c14 (printed O(N^-9): violated); x03 (union "
-     "bound 1 - k(1 - p_min)^n_H: holds)"),
-    ("E8", "'for all theta_0' proved only for each fixed theta_0", "not checkable by simulation: a failure of the uniform "
-     "statement needs a data-dependent adversarial theta_0; c13 and c28 run six fixed start families"),
+    ("E7", "n_H >= log N/p_min gives coverage failure ~ k/N, not O(N^-9); Theorem 3's 1 - N^-9 - c k e^-d (line ~285) "
+     "inherits it", "c14 (printed O(N^-9): violated; its finding carries Theorem 3, whose success event contains "
+     "(5)'s); x03 "
+     "(union bound 1 - k(1 - p_min)^n_H: holds)"),
+    ("E8", "'for all theta_0' proved only for each fixed theta_0",
+     "not checked yet, though checkable: a failure of the "
+     "uniform statement needs a data-dependent adversarial theta_0, which an objective for `fedverify search` (theta_0 "
+     "in "
+     "the R-ball against Phase 1 on fixed data, as verify/checks/su2022/search.py does for c21's basin) can look for; "
+     "no such "
+     "objective is written yet, and c13 and c28 run six fixed start families only"),
     ("E9", "T uses beta R instead of 2 beta R", "not checkable: c16 measures T_stop <= 9 against the proof's T = 46 (with "
      "2 beta R); both forms of T are far above any stopping time, so the difference cannot show"),
     ("E10", "event union for intersection; Prop. 1's N^-10 vs the proof's O(1/N)", "not checkable: wording of the proof's "
      "probability bookkeeping; no measurement separates them at simulable N"),
-    ("E11", "m and ell hide eps^-4 (R/Delta, sigma/Delta)^4 factors", "c15 (m_req and ell_req measured; the eps^-4 constant "
-     "reported)"),
+    ("E11", "m and ell hide eps^-4 (R/Delta, sigma/Delta)^4 factors",
+     "not checked: c15 measures m_req in d and p_min and "
+     "ell_req in k at one eps = 0.1, so it reports the size of the hidden constant at that eps but never sweeps eps "
+     "(nor "
+     "R/Delta, sigma/Delta); the eps^-4 exponent is untested"),
     ("E12", "theta_hat_{i,t}: local update (text) vs global aggregate (proof)", "not an error: an ambiguity of notation; "
      "the code uses the proof's global block, and x05 measures the per-client guarantee under both readings (the same "
      "clients fail)"),
@@ -105,7 +118,9 @@ PAPER = Paper(
         "(c14). The two-phase method succeeded in every run over six start families (d = 5, k = 2 and 3); IFCA run fairly "
         "(10 random restarts, the lowest training loss kept, 600 rounds, the same Phase-2 clients) succeeded in "
         "100% and 50% of its 6 seeds per grid point, one start in 50% and 33% (600 rounds) and in none after 60 rounds (the former baseline); the training loss picked a good restart whenever one existed; the paired comparison "
-        "is inconclusive at these sizes (c28). The sign of beta_hat, which the paper leaves open (Phase 1 line 13), decides Phase 1: "
+        "is inconclusive at these sizes (c28). The sign of beta_hat, which the paper leaves open (Phase 1 line 13) "
+        "while its "
+        "proof of Proposition 2 assumes the right one (erratum), decides Phase 1: "
         "without a rule it succeeded in 17% of runs, with the first-moment rule in all (c17); with Phase 1 as printed the "
         "two-phase method succeeded in 33% and 0% of those seeds (c28). Phase 1 stopped within 9 iterations instead of the proof's 46 (c16). "
         "The exact identities (Lemma 1, the spectrum of P_i, Algorithm 3 = orthogonal iteration, the least-squares fixed "
@@ -124,8 +139,13 @@ PAPER = Paper(
         "lies outside Lemma 10's basin (0.19 Delta, below the proof's 0.4 Delta) in most runs: the conclusion holds where the "
         "proof does not reach (x07); p_e's (Delta/sigma)^4 is loose against the exact rate (1/2) log(1 + Delta^2/(4 sigma^2)) "
         "(x08); T' = Theta((kappa/(s eta rho)) log(Delta/nu)) is not invariant under a change of units (erratum, x09); "
-        "Rademacher features work as Gaussian ones (x10); line 13's sigma_hat read literally as lambda_1(A A^T) stops every "
-        "anchor outside 2 eps Delta/alpha (x11); the anchor's ell and T2 needs do not grow with d (x12). "
+        "Rademacher features work as Gaussian ones (x10); line 13's sigma_hat read literally as lambda_1(A A^T), a "
+        "reading "
+        "the text and proof exclude (not an erratum), would stop every anchor outside 2 eps Delta/alpha (x11); the "
+        "anchor's ell and T2 needs do not grow with d (x12); at eps = 1/5, "
+        "which Theorem 1 allows (eps in (0, 1/4)) but its grouping step does not (eps < alpha/8), two clusters' "
+        "anchors are "
+        "grouped together in every run and (5) fails (erratum, x13). "
         "The errors and gaps found on reading the paper, numbered here (E1-E25), each with its check "
         "or the reason it is not checked: "
         + _errors_line()),

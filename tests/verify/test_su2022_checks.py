@@ -342,7 +342,16 @@ def test_c17_reports_the_three_sign_rules():
     r = run_quick(P1.c17_sign_ablation)
     assert set(r.observed["success_share"]) == {"none", "first_moment", "oracle"}
     assert r.observed["success_share"]["first_moment"] > r.observed["success_share"]["none"]
-    assert r.finding  # E1 confirmed
+    f = r.finding  # E1: an erratum with its five fields
+    assert f.kind == "erratum" and not f.missing()
+    assert "line 13" in f.paper_says and "-e" in f.second_argument
+
+
+def test_c17_exact_witness_halves_with_the_proofs_sign_and_grows_by_three_halves_without():
+    from fractions import Fraction
+    w = P1.sign_flip_witness(steps=3)
+    assert w["right_sign"] == [1, Fraction(1, 2), Fraction(1, 4), Fraction(1, 8)]
+    assert w["wrong_sign"] == [1, Fraction(3, 2), Fraction(9, 4), Fraction(27, 8)]
 
 
 def test_errata_findings_are_stated():

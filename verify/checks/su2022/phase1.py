@@ -387,11 +387,19 @@ def c14_failure_probability(ctx: Context, *, theory: Bound = S.THM_1_5_FAILURE, 
     if not verdict.passed and theory is S.THM_1_5_FAILURE:
         finding = erratum(
             f"With n_H = log N/p_min anchors, some cluster has no anchor with probability about k/N (slope "
-            f"{fit['slope']:.2f} in N here), not O(N^-9); (5) then fails. O(N^-9) needs n_H >= (9 log N + log k)/p_min.",
+            f"{fit['slope']:.2f} in N here), not O(N^-9); (5) then fails. O(N^-9) needs n_H >= (9 log N + log "
+            "k)/p_min. "
+            "Theorem 3's success probability 1 - N^-9 - c k e^-d (line ~285) rests on (5) and inherits the same k/N.",
             paper_says="Theorem 1 (paper lines ~129-131): \"Furthermore, when n_H >= log N/p_min, with probability at least "
                        "1 - O(N^-9), d(theta_hat, theta*) <= eps Delta, (5)\"",
             correction="With n_H >= log N/p_min the coverage step fails with probability up to k(1 - p_min)^{n_H} <= k/N, so (5) "
-                       "holds w.p. 1 - O(k/N) (given (4)); the printed 1 - O(N^-9) needs n_H >= (9 log N + log k)/p_min.",
+                       "holds w.p. 1 - O(k/N) (given (4)); the printed 1 - O(N^-9) needs n_H >= (9 log N + log "
+                       "k)/p_min. "
+                       "Theorem 3 (line ~285: \"Then with probability 1 - N^-9 - c k e^-d\") starts Phase 2 from Phase "
+                       "1's "
+                       "output and so holds w.p. 1 - O(k/N) - c k e^-d at n_H = log N/p_min: the miss event of this "
+                       "witness "
+                       "leaves a cluster without an estimate, and no Phase-2 round creates one.",
             witness=f"k = 2, p = (1/2, 1/2), N = {N_w} (Phase 1's quick instance), n_H = ceil(log N/p_min) = {nh_w}: the exact miss "
                     f"probability is {miss_w} = {float(miss_w):.3e}, against N^-9 = {N_w ** -9.0:.1e}. Simulated, p = "
                     f"({', '.join(f'{v:.2f}' for v in p)}): miss frequency {Y[:, -1].mean():.2e} at N = {int(Ns[-1])} (n_H = {n_Hs[-1]}), exact "
@@ -758,6 +766,75 @@ def c16_iterations(ctx: Context, *, theory: Bound = S.THM_1_ITERATIONS, ds=(2, 4
     )
 
 
+def sign_flip_witness(steps: int = 4) -> dict:
+    """Exact noise-free Phase-1 steps (Sigma = I, alpha = beta = 1, Delta = 1) from e_0 = theta* - theta_0 = (1, 0).
+
+    With exact moments E[A] = U^T Sigma e e^T Sigma U (eq. (2)), sigma_hat = ||Sigma e|| and beta_hat = +-U^T Sigma
+    e/||Sigma e||; the step of line 15 is theta_{t+1} = theta_t + (alpha sigma_hat/(2 beta^2)) r, so e_{t+1} = e_t -
+    (||e_t||/2) r_t. With r = +e/||e|| (the sign the proof of Proposition 2 assumes) ||e_t|| = (1/2)^t; with r =
+    -e/||e|| (the other singular vector of the same A) ||e_t|| = (3/2)^t. E[A] is a quadratic form in e, identical
+    for e and -e."""
+    e = Fraction(1)
+    good, bad = [e], [e]
+    for _ in range(steps):
+        good.append(good[-1] - good[-1] / 2)
+        bad.append(bad[-1] + bad[-1] / 2)
+    return {"right_sign": good, "wrong_sign": bad, "steps": steps}
+
+
+def _c17_erratum(fails: int, wins: int, R: int, rates: dict, w: dict):
+    """The five fields of c17's erratum (E1): the listing's beta_hat has no sign, the proof assumes one."""
+    bad = ", ".join(str(v) for v in w["wrong_sign"])
+    good = ", ".join(str(v) for v in w["right_sign"])
+    return erratum(
+        "Phase 1 as printed does not determine the direction of its step: beta_hat (line 13) is a singular vector, "
+        "defined "
+        "only up to sign, and the proof of Proposition 2 assumes <r_t, Sigma_j(theta*_j - theta_t)> > 0 without a "
+        "rule. "
+        f"Without one Phase 1 failed in {fails}/{R} runs; orienting beta_hat by the anchor's first moment restores it "
+        f"({wins}/{R}).",
+        paper_says="Phase 1 line 13 (paper line ~93): \"Each anchor client i calls power-iteration(A_{i,t} A_{i,t}^T, "
+                   "T_2) to "
+                   "output (beta_hat_{i,t}, sigma_hat^2_{i,t})\"; text (line ~115): beta_hat approximates \"the "
+                   "leading left "
+                   "singular vector\" of A_{i,t}; line 15 moves theta_{i,t+1} = theta_{i,t} + eta_{i,t} r_{i,t}, r = "
+                   "U_hat beta_hat. "
+                   "The proof of Proposition 2 (lines ~624-637) derives <r_t, Sigma_j e_t>^2 >= (1 - alpha^2/(64 "
+                   "beta^2)) "
+                   "||Sigma_j e_t||^2 from (27) and then uses a_t = <r_t, Sigma_j e_t> >= sqrt(1 - alpha^2/(64 "
+                   "beta^2)) "
+                   "||Sigma_j e_t|| (\"a_t alpha - |b_t| beta >= ...\"), i.e. a positive sign.",
+        correction="Proposition 2 (21) and Theorem 1 hold only for a sign rule that makes <r_t, Sigma_j e_t> > 0 on "
+                   "the good "
+                   "event; one that works with the paper's sample sizes: flip beta_hat when beta_hat^T U_hat^T m_bar < "
+                   "0, where "
+                   "m_bar is the mean of the residual vectors eps(x, y, theta_{i,t}) over the anchor's 2 ell fresh "
+                   "points "
+                   "(E[m_bar] = Sigma_{z_i}(theta*_{z_i} - theta_{i,t}); Omega~(k) points suffice after projecting on "
+                   "U_hat).",
+        witness=f"Measured (same data, same starts, half at the midpoint of two centres): no rule {fails}/{R} "
+                "failures, "
+                f"first-moment rule {wins}/{R}, oracle sign {rates.get('oracle', 0):.0%}. Exact (noise-free, "
+                f"Sigma = I, alpha = beta = 1, e_0 = (1, 0)): with the proof's sign ||e_t|| = {good} for t = "
+                f"0..{w['steps']}; "
+                f"with the other sign of the same singular vector ||e_t|| = {bad}: the anchor moves away by 3/2 per "
+                "iteration and the stop test sigma_hat <= eps Delta never fires.",
+        second_argument="Exact symmetry, independent of the runs: E[A_{i,t} | U_hat, theta] = U_hat^T Sigma e e^T "
+                        "Sigma U_hat "
+                        "(eq. (2) with independent pairs) is quadratic in e = theta*_{z_i} - theta_{i,t}, hence "
+                        "identical for e "
+                        "and -e; Lemma 6 bounds A - E[A] only in operator norm, by (||e||^2 + sigma^2) xi_2, also even "
+                        "in e. "
+                        "Every quantity the proof controls (|beta_hat^T U_hat^T Sigma e| in (27), sigma_hat in (28)) "
+                        "is even in "
+                        "e, while the step needed is odd in e (e_{t+1} = e_t - eta r_t must shrink e). So no "
+                        "function of A's expectation, and no statement of Propositions 1-2 as proved, orients "
+                        "beta_hat: the printed "
+                        "procedure has the required sign only by chance, and with the wrong one e_{t+1} = (3/2) e_t "
+                        "exactly "
+                        "(isotropic case).")
+
+
 @check("su2022.c17", "Sign of beta_hat (Phase 1 line 13): without a rule Phase 1 fails; the first-moment rule repairs it", "counterexample",
        "reproduced")
 def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign: str = "first_moment",
@@ -785,6 +862,7 @@ def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign
     v_win, i_win = proportion_verdict(wins, R, success_share, side="lower")
     verdict = counterexample_verdict(v_fail, v_win)
     rates = {r: float(v[0].mean()) for r, v in res.items()}
+    w = sign_flip_witness()
     x = np.arange(1, len(res) + 1)
     rate, lo, hi = proportion_band([int(v[0].sum()) for v in res.values()], [R] * len(res))
     return result_for(
@@ -810,9 +888,7 @@ def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign
             f"The ablation does not separate the rules: {fails} failures without a rule, {wins} successes with "
             f"{repaired_sign}.",
             "Too few runs to separate the rules."),
-        finding=(f"Erratum confirmed (Phase 1 line 13, proof of Proposition 2): the paper leaves the sign of beta_hat open and Phase 1 without a rule fails in "
-                 f"{fails}/{R} runs; orienting beta_hat by the anchor's first moment (Omega~(k) points) restores success "
-                 f"({wins}/{R})." if verdict.passed else ""),
+        finding=_c17_erratum(fails, wins, R, rates, w) if verdict.passed else None,
         figure=figspec.figure(figspec.panel(
             "Phase-1 success by sign rule", "rule: " + ", ".join(f"{i + 1} = {r}" for i, r in enumerate(res)), "share of runs",
             [figspec.interval("success", x, rate, lo, hi, "95% Clopper-Pearson")], xscale="linear", yscale="linear")),
