@@ -70,6 +70,8 @@ def test_c07_errata_and_probability():
     for counts in res.observed["partition_counts"].values():
         assert counts["{1, 2} | {3}"] == 0 and counts["{1, 3} | {2}"] > 4000
     assert "1/3, not 1/4" in res.finding and "{1, 3} | {2}, not {1, 2} | {3}" in res.finding
+    assert res.finding.kind == "erratum" and not res.finding.missing()
+    assert "line ~137" in res.finding.paper_says and "-1/4" in res.finding.witness
     lo_fedavg, hi_fedavg = res.observed["cfl_fedavg_phase_mean_model_(mean,lo,hi)"][1:]
     assert lo_fedavg < 1 / 3 + 0.01 and hi_fedavg > 1 / 3 - 0.01
 
