@@ -60,7 +60,9 @@ def test_c03_controls_and_paper_eta_finding():
     xc = np.asarray(res.observed["controls_x_T"])
     assert np.allclose(xc[1::3, 2], 13 / 9) and np.allclose(xc[2::3], 9 / 7) and np.allclose(xc[0::3, 1], 1.0)
     assert np.all(np.asarray(res.observed["paper_eta_max_abs_x2_last_rounds"]) > 1e-3)
-    assert "eta = 0.5" in res.finding and "does NOT" in res.finding and "-2.167" in res.finding
+    assert "eta = 0.5" in res.finding and "does not bring client 2" in res.finding
+    assert res.finding.kind == "erratum" and not res.finding.missing()
+    assert "Section 3.1.3" in res.finding.paper_says and "fractions" in res.finding.second_argument.lower()
 
 
 def test_c07_errata_and_probability():

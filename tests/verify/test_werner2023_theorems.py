@@ -5,10 +5,11 @@ import sympy as sp
 
 from analytic.bounds import Bound
 from analytic.papers import werner2023 as W
+from verify.checks.werner2023 import example1 as E1
 from verify.checks.werner2023 import fc_claims as FCC
 from verify.checks.werner2023 import theorems as TH
 from verify.engine import Context
-from verify.registry import get
+from verify.registry import get, load_all
 from verify.result import Verdict
 
 Delta, sigma, n = sp.symbols("Delta sigma n", positive=True)
@@ -75,19 +76,18 @@ def test_x07_constant_one_reading_is_not_enough():
     assert run("werner2023.x07", C_sep=0.5).verdict == Verdict.VIOLATED
 
 
-# -- x08 -------------------------------------------------------------------------------------------------------
+# -- Example 1's exact multipliers (c03's second argument) ----------------------------------------------------
 def test_example1_multipliers_exact():
-    m = FCC.example1_multipliers(Fraction(1, 2))
+    m = E1.example1_multipliers(Fraction(1, 2))
     assert m["ball {2}"] == -5
     assert m["ball {1,2}"] == 1 - Fraction(1, 2) * (Fraction(19, 3) + Fraction(1, 3) ** 10 * Fraction(17, 3))
     assert abs(m["ball {1,2}"]) > 1 and m["v(0), ball {1,2,3}"] == Fraction(-4, 3)
-    assert abs(FCC.example1_multipliers(Fraction(1, 4))["ball {1,2}"]) < 1  # c03's eta = 0.25 contracts
+    assert abs(E1.example1_multipliers(Fraction(1, 4))["ball {1,2}"]) < 1  # c03's eta = 0.25 contracts
 
 
-def test_x08_erratum_fields():
-    r = run("werner2023.x08")
-    assert r.verdict == Verdict.VIOLATED and r.finding.kind == "erratum"
-    assert "Section 3.1.3" in r.finding.paper_says and "fractions" in r.finding.second_argument.lower()
+def test_x08_is_retired_into_c03():
+    ids = load_all()
+    assert "werner2023.x08" not in ids and "werner2023.c03" in ids
 
 
 # -- x09 -------------------------------------------------------------------------------------------------------
