@@ -191,6 +191,7 @@ def test_c19_exact_delta2_is_zero_on_the_papers_data():
     r = run_quick("werner2023.c19")
     assert max(r.observed["Delta2_exact_D2_0"]) == 0.0 and min(r.observed["Delta2_along_training"]) > 0
     assert max(r.observed["A2_along_training"]) <= min(r.observed["A2_exact"])
+    assert r.finding.kind == "remark" and "Not an erratum" in r.finding and "line ~401" in r.finding
 
 
 def test_c21_slopes_in_the_spec_window():
