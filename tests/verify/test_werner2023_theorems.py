@@ -123,3 +123,20 @@ def test_x12_erratum_and_proof_radius_holds():
     # a planted bound that does not fall with alpha (beta sigma Delta, exponent 0 in w) holds for the statement's radius
     flat = Bound("planted beta sigma Delta", T12._beta * T12._sigma * T12._Delta * T12._w**0 + 0 * T12._w, "upper")
     assert run("werner2023.x12", theory=flat).verdict == Verdict.HOLDS
+
+
+# -- x05: a minimax lower bound, tested as one ------------------------------------------------------------------
+def test_x05_sharp_minimax_bound_is_not_a_false_alarm_and_a_wrong_floor_is_violated():
+    """sigma^2/n is the true minimax risk of a Gaussian mean, so a check of a minimax statement must not flag it;
+    2 sigma^2/n is beaten by the sample mean's constant risk sigma^2/n, and the widest prior's Bayes risk shows it."""
+    n = sp.Symbol("n", positive=True)
+    s = sp.Symbol("sigma", positive=True)
+    for seed in (0, 1):
+        assert run("werner2023.x05", seed=seed).verdict == Verdict.HOLDS
+        sharp = Bound(name="sigma^2/n", expr=s**2 / n, kind="lower", hidden_constant=False,
+                      statement="minimax", source="t")
+        # the measured lower bound sigma^2/(n + 1/64^2) sits within Monte Carlo error of the sharp bound: not violated
+        assert run("werner2023.x05", seed=seed, theory=sharp).verdict in (Verdict.HOLDS, Verdict.INCONCLUSIVE)
+    wrong = Bound(name="2 sigma^2/n", expr=2 * s**2 / n, kind="lower", hidden_constant=False,
+                  statement="wrong", source="t")
+    assert run("werner2023.x05", theory=wrong).verdict == Verdict.VIOLATED
