@@ -60,7 +60,9 @@ def test_c03_controls_and_paper_eta_finding():
     xc = np.asarray(res.observed["controls_x_T"])
     assert np.allclose(xc[1::3, 2], 13 / 9) and np.allclose(xc[2::3], 9 / 7) and np.allclose(xc[0::3, 1], 1.0)
     assert np.all(np.asarray(res.observed["paper_eta_max_abs_x2_last_rounds"]) > 1e-3)
-    assert "eta = 0.5" in res.finding and "does NOT" in res.finding and "-2.167" in res.finding
+    assert "eta = 0.5" in res.finding and "does not bring client 2" in res.finding
+    assert res.finding.kind == "erratum" and not res.finding.missing()
+    assert "Section 3.1.3" in res.finding.paper_says and "fractions" in res.finding.second_argument.lower()
 
 
 def test_c07_errata_and_probability():
@@ -70,6 +72,8 @@ def test_c07_errata_and_probability():
     for counts in res.observed["partition_counts"].values():
         assert counts["{1, 2} | {3}"] == 0 and counts["{1, 3} | {2}"] > 4000
     assert "1/3, not 1/4" in res.finding and "{1, 3} | {2}, not {1, 2} | {3}" in res.finding
+    assert res.finding.kind == "erratum" and not res.finding.missing()
+    assert "line ~137" in res.finding.paper_says and "-1/4" in res.finding.witness
     lo_fedavg, hi_fedavg = res.observed["cfl_fedavg_phase_mean_model_(mean,lo,hi)"][1:]
     assert lo_fedavg < 1 / 3 + 0.01 and hi_fedavg > 1 / 3 - 0.01
 

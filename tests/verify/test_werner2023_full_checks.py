@@ -191,6 +191,7 @@ def test_c19_exact_delta2_is_zero_on_the_papers_data():
     r = run_quick("werner2023.c19")
     assert max(r.observed["Delta2_exact_D2_0"]) == 0.0 and min(r.observed["Delta2_along_training"]) > 0
     assert max(r.observed["A2_along_training"]) <= min(r.observed["A2_exact"])
+    assert r.finding.kind == "remark" and "Not an erratum" in r.finding and "line ~401" in r.finding
 
 
 def test_c21_slopes_in_the_spec_window():
@@ -224,6 +225,25 @@ def test_c27_reports_the_assignment_accuracy_when_assumption9_fails():
     r = run_quick("werner2023.c27")
     assert not r.assumptions[0].held and r.verdict.value == "inconclusive"
     assert "assignment accuracy" in r.explanation and len(r.observed["assignment_accuracy_at_T"]) == 4
+    assert r.finding.kind == "erratum" and not r.finding.missing()
+    assert "line ~344" in r.finding.paper_says and "Delta^2/4" in r.finding.second_argument
+
+
+def test_c27_vacuity_argument_numbers():
+    """The two inequalities of c27's second argument, on random sequences (seeded): the momentum's average squared
+    norm never exceeds the gradients' (Jensen over the weights alpha (1 - alpha)^(t-s)), and the horizon formula."""
+    from verify.checks.werner2023.momentum import vacuity_horizon
+
+    rng = np.random.default_rng(0)
+    for alpha in (0.05, 0.3, 1.0):
+        g = rng.standard_normal((200, 5)) * rng.exponential(1.0, (200, 1))
+        m, ms = np.zeros(5), []
+        for gt in g:
+            m = alpha * gt + (1 - alpha) * m
+            ms.append(m @ m)
+        assert np.mean(ms) <= np.mean((g ** 2).sum(1)) + 1e-12
+    assert vacuity_horizon(2.5, 16, 20.0) == 16 * (2.5 ** 2 / 16 + 2.5 ** 3 / 20) / 20 ** 4
+    assert vacuity_horizon(2.5, 16, 20.0, C=10.0) < 1  # even a constant 10 in (28) leaves no T >= 1
 
 
 def test_c27_would_judge_the_rate_if_assumption9_held():

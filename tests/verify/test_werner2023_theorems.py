@@ -5,10 +5,11 @@ import sympy as sp
 
 from analytic.bounds import Bound
 from analytic.papers import werner2023 as W
+from verify.checks.werner2023 import example1 as E1
 from verify.checks.werner2023 import fc_claims as FCC
 from verify.checks.werner2023 import theorems as TH
 from verify.engine import Context
-from verify.registry import get
+from verify.registry import get, load_all
 from verify.result import Verdict
 
 Delta, sigma, n = sp.symbols("Delta sigma n", positive=True)
@@ -75,19 +76,18 @@ def test_x07_constant_one_reading_is_not_enough():
     assert run("werner2023.x07", C_sep=0.5).verdict == Verdict.VIOLATED
 
 
-# -- x08 -------------------------------------------------------------------------------------------------------
+# -- Example 1's exact multipliers (c03's second argument) ----------------------------------------------------
 def test_example1_multipliers_exact():
-    m = FCC.example1_multipliers(Fraction(1, 2))
+    m = E1.example1_multipliers(Fraction(1, 2))
     assert m["ball {2}"] == -5
     assert m["ball {1,2}"] == 1 - Fraction(1, 2) * (Fraction(19, 3) + Fraction(1, 3) ** 10 * Fraction(17, 3))
     assert abs(m["ball {1,2}"]) > 1 and m["v(0), ball {1,2,3}"] == Fraction(-4, 3)
-    assert abs(FCC.example1_multipliers(Fraction(1, 4))["ball {1,2}"]) < 1  # c03's eta = 0.25 contracts
+    assert abs(E1.example1_multipliers(Fraction(1, 4))["ball {1,2}"]) < 1  # c03's eta = 0.25 contracts
 
 
-def test_x08_erratum_fields():
-    r = run("werner2023.x08")
-    assert r.verdict == Verdict.VIOLATED and r.finding.kind == "erratum"
-    assert "Section 3.1.3" in r.finding.paper_says and "fractions" in r.finding.second_argument.lower()
+def test_x08_is_retired_into_c03():
+    ids = load_all()
+    assert "werner2023.x08" not in ids and "werner2023.c03" in ids
 
 
 # -- x09 -------------------------------------------------------------------------------------------------------
@@ -123,3 +123,20 @@ def test_x12_erratum_and_proof_radius_holds():
     # a planted bound that does not fall with alpha (beta sigma Delta, exponent 0 in w) holds for the statement's radius
     flat = Bound("planted beta sigma Delta", T12._beta * T12._sigma * T12._Delta * T12._w**0 + 0 * T12._w, "upper")
     assert run("werner2023.x12", theory=flat).verdict == Verdict.HOLDS
+
+
+# -- x05: a minimax lower bound, tested as one ------------------------------------------------------------------
+def test_x05_sharp_minimax_bound_is_not_a_false_alarm_and_a_wrong_floor_is_violated():
+    """sigma^2/n is the true minimax risk of a Gaussian mean, so a check of a minimax statement must not flag it;
+    2 sigma^2/n is beaten by the sample mean's constant risk sigma^2/n, and the widest prior's Bayes risk shows it."""
+    n = sp.Symbol("n", positive=True)
+    s = sp.Symbol("sigma", positive=True)
+    for seed in (0, 1):
+        assert run("werner2023.x05", seed=seed).verdict == Verdict.HOLDS
+        sharp = Bound(name="sigma^2/n", expr=s**2 / n, kind="lower", hidden_constant=False,
+                      statement="minimax", source="t")
+        # the measured lower bound sigma^2/(n + 1/64^2) sits within Monte Carlo error of the sharp bound: not violated
+        assert run("werner2023.x05", seed=seed, theory=sharp).verdict in (Verdict.HOLDS, Verdict.INCONCLUSIVE)
+    wrong = Bound(name="2 sigma^2/n", expr=2 * s**2 / n, kind="lower", hidden_constant=False,
+                  statement="wrong", source="t")
+    assert run("werner2023.x05", theory=wrong).verdict == Verdict.VIOLATED

@@ -9,6 +9,8 @@ eta-scaled gradients at x = 1 are (1/3, 0, -1) and at x = 2 are (2/3, 1, 0), hen
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import torch
 
 from verify.algorithms.federated_clustering import federated_clustering
@@ -30,3 +32,20 @@ def fc_converged(x_T: torch.Tensor, tol: float = CONV_TOL) -> torch.Tensor:
     """``[R, 3]`` final models -> bool ``[R]``: |x_1|, |x_2| < tol and |x_3 - 2| < tol."""
     target = torch.tensor([0.0, 0.0, 2.0], dtype=x_T.dtype, device=x_T.device)
     return ((x_T - target).abs() < tol).all(-1)
+
+
+def example1_multipliers(eta: Fraction = Fraction(1, 2), M: int = M_STEPS) -> dict:
+    """Exact derivative at x = 0 of client 2's clustered update x -> x - eta v(x), for each ball client 2 can see near 0.
+
+    Near 0 (eta-independent shapes): g_1 = x/(3 eta), g_2 = 12 (x-1)^2 x (so g_2'(0) = 12), g_3 = (x-2)/eta (-2/eta at 0).
+    Threshold-Clustering (N = 3) from v_0 = g_2 with a ball S fixed over its M steps: v_M = m_S + (1 - |S|/3)^M (g_2 - m_S).
+    Ball {2}: v = g_2; ball {1, 2}: v' = m' + (1/3)^M (g_2' - m'), m' = (g_1' + g_2')/2; a ball containing 3 has v(0) != 0,
+    so x = 0 is not even a fixed point. Returns the multipliers and v(0) exactly."""
+    g1p, g2p, g3_0 = 1 / (3 * eta), Fraction(12), -2 / eta
+    m12 = (g1p + g2p) / 2
+    v12p = m12 + Fraction(1, 3) ** M * (g2p - m12)
+    v123_0 = g3_0 / 3  # p = 1: one step lands on the mean (0 + 0 + g_3(0))/3
+    v23_0 = (g3_0 / 2) * (1 - Fraction(1, 3) ** M)  # from v_0 = g_2(0) = 0 towards m = g_3(0)/2
+    return {"ball {2}": 1 - eta * g2p, "ball {1,2}": 1 - eta * v12p, "v(0), ball {1,2,3}": v123_0, "v(0), ball {2,3}": v23_0,
+            "stable_eta_limit_ball_12": Fraction(11, 36)}
+

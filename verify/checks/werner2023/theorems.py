@@ -24,6 +24,7 @@ import sympy as sp
 import torch
 
 from analytic.bounds import Bound
+from analytic.errors import InputError
 from analytic.papers import werner2023 as W
 from verify import figspec
 from verify.algorithms.threshold_clustering import Radius, threshold_clustering
@@ -380,30 +381,43 @@ def x04_price_attained(ctx: Context, *, theory: Bound = PRICE_OF_CLUSTERING, Del
        no_control="a lower bound over every estimator (an information-theoretic fact): no algorithm whose property could "
                   "be absent; the estimators run, the Bayes-optimal one included, are instances of it")
 def x05_mean_lower_bound(ctx: Context, *, theory: Bound = MEAN_LOWER, ns=(4, 16, 64, 256), sigma: float = 1.0,
-                         prior_scale: float = 1.0, steps: int = 15) -> Result:
-    """K = 1, n i.i.d. N(mu, sigma^2) samples, mu ~ N(0, s^2 sigma^2) with s = ``prior_scale``. Every estimator's worst-case
-    risk is at least its Bayes risk, and the Bayes risk is smallest for the posterior mean: sigma^2/(n + 1/s^2) exactly
-    (Gaussian conjugacy). Monte Carlo Bayes risks (mean +- z SE) of the posterior mean, the sample mean, the median and
-    Threshold-Clustering (K = 1, tau = sqrt(sigma Delta) with Delta = 16 sigma, own-point start) against sigma^2/(4n)."""
+                         prior_scales=(1.0, 8.0, 64.0), steps: int = 15) -> Result:
+    """K = 1, n i.i.d. N(mu, sigma^2) samples. The statement (Appendix A.2, line ~708) is a minimax lower bound: every
+    estimator's worst-case risk sup_mu E(mu_hat - mu)^2 is at least sigma^2/(4n). A Bayes risk under one prior bounds
+    the worst case from below but is not itself bounded by a minimax statement, so the measured quantity is a lower
+    bound over a sequence of priors: mu ~ N(0, s^2 sigma^2) for s in ``prior_scales``, whose Bayes-optimal (posterior
+    mean) risk sigma^2/(n + 1/s^2) (Gaussian conjugacy) is <= the minimax risk for every s and tends to it, sigma^2/n,
+    as s grows. Judged: the posterior mean's Monte Carlo Bayes risk under the widest prior (the least favourable of the
+    sequence) against ``theory``; a true minimax bound (sigma^2/(4n), or the sharp sigma^2/n) is not violated, a floor
+    above sigma^2/n is. Reported aside: the sample mean, the median and Threshold-Clustering (K = 1,
+    tau = sqrt(sigma Delta) with Delta = 16 sigma, own-point start) under that prior."""
     R = ctx.reps(quick=1500, full=40000)
     ns = np.asarray(ns)
+    scales = sorted(float(v) for v in prior_scales)  # the widest prior last: its draws are the ones judged
+    if not scales or min(scales) <= 0:
+        raise InputError(f"prior_scales: expected positive prior widths, got {prior_scales!r}")
     gen = ctx.generator("samples")
-    s2 = prior_scale**2
+    s2 = max(scales) ** 2
     names = ("posterior mean (Bayes-optimal)", "sample mean", "median", "Threshold-Clustering (K = 1)")
     risks = {k: [] for k in names}
+    by_prior = {sc: [] for sc in scales}
     for n in ns:
-        mu = torch.randn(R, generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device) * (sigma * prior_scale)
-        X = mu[:, None] + torch.randn(R, int(n), generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device) * sigma
-        xbar = X.mean(1)
+        for sc in scales:
+            mu = torch.randn(R, generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device) * (sigma * sc)
+            noise = torch.randn(R, int(n), generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device)
+            X = mu[:, None] + noise * sigma
+            xbar = X.mean(1)
+            post = xbar * (n * sc ** 2) / (n * sc ** 2 + 1.0)
+            by_prior[sc].append(float(_np((post - mu) ** 2).mean()))
         est = {
-            names[0]: xbar * (n * s2) / (n * s2 + 1.0),
+            names[0]: post,
             names[1]: xbar,
             names[2]: X.median(1).values,
             names[3]: _tc_1d(ctx, X, X[:, 0], math.sqrt(16.0) * sigma, steps),
         }
         for k in names:
             risks[k].append(_np((est[k] - mu) ** 2))
-    Y = {k: np.stack(v, 1) for k, v in risks.items()}  # [R, P]
+    Y = {k: np.stack(v, 1) for k, v in risks.items()}  # [R, P], under the widest prior
     z = family_z(len(ns) * len(names))
     vs, infos = [], {}
     for k in names:
@@ -424,13 +438,17 @@ def x05_mean_lower_bound(ctx: Context, *, theory: Bound = MEAN_LOWER, ns=(4, 16,
         Claim(theory.statement, r"\mathbb{E}\|\hat\mu_1-\mu_1\|^2\ge\frac{\sigma^2}{4n}", theory.source, theory.typst),
         verdict,
         observed={"n": ns, "estimators": list(names), "bayes_risk": {k: Y[k].mean(0) for k in names},
-                  "best_over_floor": best / floor, "replicates": R},
+                  "bayes_risk_posterior_mean_by_prior_scale": {f"{sc:g}": np.asarray(v) for sc, v in by_prior.items()},
+                  "best_over_floor": best / floor, "replicates": R, "judged_prior_scale": max(scales)},
         predicted={"floor_sigma2_over_4n": floor, "exact_bayes_risk_sigma2_over_(n+1/s2)": bayes, "z": z},
-        explanation=(f"Under a N(0, {s2:g} sigma^2) prior the smallest possible risk, the posterior mean's "
-                     f"sigma^2/(n + 1/s^2), is measured at {best[0]:.4f} ... {best[-1]:.5f}, between {(best / floor).min():.2f} "
-                     f"and {(best / floor).max():.2f} times sigma^2/(4n); every other estimator (sample mean, median, "
-                     "Threshold-Clustering) is above it. So the term holds, loose by about 4: the sharp constant is 1 "
-                     "(sigma^2/n is the minimax risk of a Gaussian mean)."),
+        explanation=(f"Under the widest prior N(0, {s2:g} sigma^2) the smallest possible risk, the posterior mean's "
+                     f"sigma^2/(n + 1/s^2), a lower bound on the minimax risk, is measured at {best[0]:.4f} ... "
+                     f"{best[-1]:.5f}, between {(best / floor).min():.2f} and {(best / floor).max():.2f} times the "
+                     "bound "
+                     "judged; narrower priors give smaller Bayes risks (reported), every other estimator (sample mean, "
+                     "median, Threshold-Clustering) is above it. With the paper's sigma^2/(4n) the term holds, loose "
+                     "by "
+                     "about 4: the sharp constant is 1 (sigma^2/n is the minimax risk of a Gaussian mean)."),
         assumptions=[Assumption("n i.i.d. N(mu, sigma^2) samples (variance sigma^2, Assumption 3)", True, sigma**2, "exact", "planted")],
         figure=figspec.figure(figspec.panel("Bayes risk of estimators (K = 1)", "n", r"$\mathbb{E}(\hat\mu-\mu)^2$",
                                             [figspec.observed(k, ns, Y[k], rng=ctx.numpy_rng("figure")) for k in names]

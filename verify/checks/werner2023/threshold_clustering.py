@@ -202,6 +202,10 @@ def c11_separation_matters(ctx: Context, *, n: int = 256, Deltas=(2.0, 4.0, 8.0,
     center frozen at an outlying start) and the mean was 1.147 x, under the 1.25 x tested. With 100 runs a sample holds
     such a run with probability about 3 %, and then the mean's interval crosses 1.25: the verdict is inconclusive (seen
     at 1 of 12 CPU seeds and 1 of 8 CUDA streams), never violated. More runs would not help below about 10^4.
+
+    Verdict stability (measured at quick fidelity, seeds 0-9): 10 of 10 runs reached `holds`; the heavy tail at
+    Delta = 8 is kept as measured (no trimming: the claim is about the mean error), so a rare `inconclusive` remains
+    possible and is not hidden.
     """
     R = ctx.reps(100, 400)
     Deltas = np.asarray(Deltas, dtype=float)
