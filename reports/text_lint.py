@@ -2,7 +2,7 @@
 
 Each rule is a name and a regular expression; :func:`problems` returns every match with a little context. The
 rules are the defects a reader met in the PDF: typst's error messages printed into the page, Python's ``**``
-for powers, ``<=>`` typeset as "≤>", internal references ("(issue 18)", "spec R2"), raw dictionary keys of FIT
+for powers, ``<=>`` typeset as "≤>", internal references (an issue number in parentheses, a "spec" label), raw dictionary keys of FIT
 tables ("round1 identity · rtol 0"), array summaries ("16×4 array, 0.1…0.9"), words cut off with "…", and
 numbers beyond any physical scale (an exponent of 100 or more, "2.48e+307"), which are overflow, not data.
 """

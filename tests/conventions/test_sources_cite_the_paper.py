@@ -39,3 +39,14 @@ def test_the_scan_sees_a_reference_to_our_notes(line):
                                   "docs/papers/su2022.md §3, Claim 16", "the spectrum of P_i", "for spec in specs:"])
 def test_the_scan_passes_code_and_our_own_citations(line):
     assert not offending_lines(line)
+
+
+def test_every_paper_has_its_reading_in_docs_papers():
+    """The code cites docs/papers/<key>.md: each paper with checks has that page, and it numbers its claims."""
+    papers = sorted(p.name for p in (ROOT / "verify" / "checks").iterdir() if p.is_dir() and p.name[0] != "_")
+    assert papers, "no paper packages found"
+    for key in papers:
+        page = ROOT / "docs" / "papers" / f"{key}.md"
+        assert page.is_file(), f"{key}: docs/papers/{key}.md is missing"
+        assert "Checkable claims" in page.read_text() or "checkable claims" in page.read_text(), \
+            f"{key}: docs/papers/{key}.md has no numbered list of checkable claims (the check ids' numbers)"
