@@ -845,8 +845,10 @@ def geometric_rate_verdict(steps, errors, limit, side: Side | None = None, *, va
 def proportion_verdict(k: int, n: int, threshold: float, side: Side = "lower",
                        level: float = DEFAULT_LEVEL) -> tuple[Verdict, dict]:
     """'success rate >= threshold' (side lower; upper: <=) from k successes in n independent trials,
-    with the exact Clopper-Pearson interval."""
-    threshold = check.real(threshold, "threshold", minimum=0.0, maximum=1.0)
+    with the exact Clopper-Pearson interval. Any finite threshold is allowed: one outside [0, 1] is what a planted
+    wrong claim at the reported power looks like (a rate no run can reach, or one every run beats), and it is
+    decided like any other."""
+    threshold = check.real(threshold, "threshold")
     side = _side(side)
     p, lo, hi = proportion_ci(k, n, level)
     v = interval_verdict(lo, hi, threshold, side)

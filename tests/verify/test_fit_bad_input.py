@@ -109,7 +109,7 @@ for fn, kw in VALID.items():
                         "slack": st.one_of(_junk, _nan, st.floats(max_value=-1e-9, allow_nan=False)),
                         "margin": st.one_of(_junk, _nan, _inf, st.floats(max_value=0.999, allow_nan=False)),
                         "min_rho": st.one_of(_junk, _nan, st.floats(min_value=1.001, allow_infinity=False)),
-                        "threshold": {"proportion_verdict": st.floats(min_value=1.01),
+                        "threshold": {"proportion_verdict": st.one_of(_junk, _nan, _inf),
                                       "interval_verdict": st.one_of(_junk, _nan)}.get(fn, _number),
                         "assumptions": st.one_of(st.none(), st.just([1, 2]), st.text(max_size=3)),
                         "limit": st.one_of(_junk, _nan, st.floats(max_value=0.0, allow_nan=False)),
