@@ -63,6 +63,7 @@ def test_plugin_tests_pass_with_the_inherited_contract(installed):
     assert "7 passed" in out.stdout
 
 
+@pytest.mark.slow  # 18 s of subprocesses; the installed-plugin test covers the path: `make test-slow` runs it
 def test_import_option_takes_a_module_or_a_file_and_the_env_variable(tmp_path):
     res = tmp_path / "r"
     by_module = fedverify("--import", "examples.check_template", "run", "template2025.c01", "--strict",

@@ -135,6 +135,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow  # 25 s of a real Dask cluster and a SIGKILL: `make test-slow` runs it
 def test_dask_cli_cluster_survives_a_killed_worker(capsys, tmp_path, sweep_cli, one_torch_thread):
     """`dask scheduler` and two `dask worker` processes from the venv; one worker is killed (SIGKILL, the
     whole process group) once the first Result is stored; the scheduler gives its task to the other."""
