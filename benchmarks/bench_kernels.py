@@ -26,7 +26,7 @@ from verify.algorithms import threshold_clustering as tc
 
 def _torch_step(Z, V, radius, block_bytes, exact: bool = False):
     """The pure-torch step (fused kernel off) with row blocks of ``block_bytes``; ``exact``: exact-difference
-    distances for every pair (no Gram identity: the step before issue 22)."""
+    distances for every pair (no Gram identity: the step before the 2026-11-27 C kernels)."""
     saved, env, gram = tc.TC_BLOCK_BYTES, os.environ.get("FEDVERIFY_TC_NATIVE"), tc.gram_applies
     tc.TC_BLOCK_BYTES, os.environ["FEDVERIFY_TC_NATIVE"] = block_bytes, "0"
     if exact:

@@ -218,7 +218,7 @@ def test_blocked_fc_step_with_per_replicate_radii_is_bitwise():
 
 @contextlib.contextmanager
 def _exact_only():
-    """The exact-difference step (no Gram identity, hence no step cache): the step before issue 22."""
+    """The exact-difference step (no Gram identity, hence no step cache): the step before the 2026-11-27 C kernels."""
     saved = tc_module.gram_applies
     tc_module.gram_applies = lambda Z, V, tau: False
     try:
