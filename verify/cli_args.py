@@ -215,8 +215,9 @@ def write_json(dest: str | None, doc) -> None:
 
 
 # -- keyword values from the command line (--grid NAME=V1,V2): checked against each check's signature --------------
-def _balanced(text: str) -> bool:
-    """Whether brackets and quotes in ``text`` pair up (a bare word never holds an unclosed '(' or quote)."""
+def _scan(text: str):
+    """Each character of ``text`` with the bracket depth and the open quote (None outside quotes) in force at it:
+    the one reading of brackets and quotes that ``--grid`` values use (split at top-level commas, balance)."""
     depth, quote = 0, None
     for ch in text:
         if quote:
@@ -227,9 +228,29 @@ def _balanced(text: str) -> bool:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-            if depth < 0:
-                return False
+        yield ch, depth, quote
+
+
+def _balanced(text: str) -> bool:
+    """Whether brackets and quotes in ``text`` pair up (a bare word never holds an unclosed '(' or quote)."""
+    depth, quote = 0, None
+    for _, depth, quote in _scan(text):
+        if depth < 0:
+            return False
     return depth == 0 and quote is None
+
+
+def split_values(text: str) -> list[str]:
+    """Split at commas outside brackets and quotes (``ns=(4,16),(8,32)`` is two tuples)."""
+    out, cur = [], ""
+    for ch, depth, quote in _scan(text):
+        if ch == "," and depth == 0 and quote is None:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return [v.strip() for v in out]
 
 
 def _like(value, default, param: str):

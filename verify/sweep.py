@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from analytic.errors import InputError
+from verify.cli_args import split_values
 from verify.engine import Context
 from verify.result import Result
 from verify.store import ResultStore, canonical_grid, grid_key
@@ -88,27 +89,6 @@ def parse_seeds(text: str, param: str = "--seeds") -> list[int]:
     return sorted(seeds)
 
 
-def _split_values(text: str) -> list[str]:
-    """Split at commas outside brackets and quotes (``ns=(4,16),(8,32)`` is two tuples)."""
-    out, depth, cur, quote = [], 0, "", None
-    for ch in text:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-            continue
-        cur += ch
-    out.append(cur)
-    return [v.strip() for v in out]
-
-
 def _value(text: str):
     """A Python literal (``50``, ``0.1``, ``True``, ``(4, 16)``, ``'median'``) or else the bare word."""
     try:
@@ -127,7 +107,7 @@ def parse_grid(items: Iterable[str], param: str = "--grid") -> dict[str, list]:
             raise InputError(param, f"expected NAME=V1,V2,..., got {item!r}")
         if name in grid:
             raise InputError(param, f"{name} is given twice; list all its values in one --grid {name}=V1,V2")
-        vals = _split_values(values)
+        vals = split_values(values)
         if any(v == "" for v in vals):
             raise InputError(param, f"an empty value in {item!r}")
         grid[name] = [_value(v) for v in vals]
