@@ -610,13 +610,38 @@ def _front_table(results: list[Result], stability: dict | None = None) -> str:
                  size="7.5pt")
 
 
+def _statement_cards(results: list[Result]) -> dict[str, list[dict]]:
+    """Per paper whose statements are registered, the statement cards of these Results (verify/statement_cards.py);
+    a paper without registered statements (a plugin that declares none) keeps the list of findings."""
+    from verify.registry import load_all, statements
+    from verify.statement_cards import cards
+
+    reg = load_all()
+    out = {}
+    for key in sorted({r.paper for r in results}):
+        table = statements(key)
+        if table:
+            mine = {cid: spec for cid, spec in reg.items() if spec.paper == key}
+            out[key] = cards(table, mine, {r.id: r for r in results if r.paper == key})
+    return out
+
+
 def _ledger(results: list[Result]) -> str:
-    """What the checks found: one page per paper, before the chapters. First each confirmed erratum
+    """What the checks found: per paper, its statement cards (reports/statement_pages.py) when it registers its
+    statements; otherwise one page per paper, before the chapters: first each confirmed erratum
     (verdict violated, finding of kind erratum) with its five fields, then every discrepancy and
     remark, each labelled as such."""
     pages = []
+    cards = _statement_cards(results)
     for key in sorted({r.paper for r in results}):
         rs = [(i, r) for i, r in enumerate(results) if r.paper == key]
+        if cards.get(key):  # the paper registers its statements: its findings pages are their cards
+            from reports.statement_pages import paper_pages
+
+            title = (rs[0][1].paper_info or {}).get("title") or key
+            pages.append(paper_pages(key, title, cards[key], {r.id: r for _, r in rs}, {r.id: _label(i) for i, r in rs},
+                                     _finding_markup, prose))
+            continue
         errata = [(i, r) for i, r in rs if r.finding.kind == "erratum" and r.verdict.value == "violated"]
         others = [(i, r) for i, r in rs if r.finding and (i, r) not in errata]
         weak = [(i, r) for i, r in rs if r.tightness in ("loose", "vacuous")]

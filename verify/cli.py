@@ -1,4 +1,5 @@
-"""The ``fedverify`` command: list, run, show, results (verify/cli_results.py); other subcommands
+"""The ``fedverify`` command: list, run, show, results (verify/cli_results.py), statements
+(verify/cli_statements.py); other subcommands
 (report, demo, privacy, constants) come from the entry-point group ``fedverify.commands``, each a module
 with ``add_parser(subparsers)`` and ``run(args) -> int`` (and optionally ``FLAGS``, the flag of each
 library parameter name).
@@ -25,7 +26,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from analytic.errors import InputError
-from verify import cli_results
+from verify import cli_results, cli_statements
 from verify.cli_args import (OneLineParser, add_json_option, fail, int_type, output_file, readable_dir, write_json,
                              writable_dir)
 from verify.choices import DEVICES, FIDELITIES
@@ -110,8 +111,11 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
                      help="CPU threads of torch and BLAS in this process (default 1: the checks' small tensors run "
                           "fastest on one, most of all on a busy machine)")
 
-    show = sub.add_parser("show", help="show one stored Result")
-    show.add_argument("id", metavar="ID")
+    show = sub.add_parser("show", help="show one stored Result, or one statement's card (show PAPER \"Theorem 3.1\")")
+    show.add_argument("id", metavar="ID", help="a check id, or a paper key followed by a statement label")
+    show.add_argument("statement", metavar="STATEMENT", nargs="?",
+                      help="a numbered statement of the paper ID, as the paper numbers it (\"Theorem 3.1\"): its card "
+                           "(verify/cli_statements.py)")
     show.add_argument("--results", default="results")
     show.add_argument("--seed", type=int_type("--seed", 0), default=None,
                       help="the Result of this root seed (default: the stored one of 'run', seed 0)")
@@ -119,6 +123,7 @@ def build_parser(plugins: dict | None = None, command: str | None = "") -> argpa
                       help="the Result of this grid point of 'sweep --grid' (repeatable, one value each)")
     add_json_option(show, "the stored Result")
     cli_results.add_parser(sub)
+    cli_statements.add_parser(sub)
 
     plugins = command_modules() if plugins is None else plugins
     for name, mod in list(plugins.items()):
@@ -451,6 +456,10 @@ def cmd_show(args) -> int:
     from verify.store import NotStored, ResultStore
 
     readable_dir(args.results, "--results")
+    if args.statement is not None:
+        if args.grid:
+            raise InputError("--grid", "a statement's card reads the Results at the checks' defaults; drop --grid")
+        return cli_statements.show_card(args.results, args.id, args.statement, args.seed, args.json)
     if args.id not in {e.id for e in _catalogue(args)}:  # unknown ids are bad input
         from verify.registry import get
 
@@ -502,7 +511,8 @@ def cmd_show(args) -> int:
     return 0
 
 
-COMMANDS = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "results": cli_results.run}
+COMMANDS = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "results": cli_results.run,
+            "statements": cli_statements.run}
 
 
 def _pop_imports(argv: list[str]) -> tuple[list[str], list[str]]:

@@ -41,6 +41,7 @@ exponent must also be matched from below. No check builds a verdict by hand: a t
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Iterable, Literal
 
@@ -50,6 +51,7 @@ from scipy import stats
 from analytic import validate as check
 from analytic.bounds import Bound
 from analytic.errors import InputError
+from verify.evidence import bound_evidence, rate_evidence
 from verify.result import Assumption, Verdict
 from verify.strength import Strength, aside, record, weakest  # noqa: F401  (weakest: combine's twin for strength)
 
@@ -142,7 +144,7 @@ def tightness_of(slack: float) -> str:
 
 
 def _threshold_strength(atom: str, verdict: Verdict, est, lo, hi, lo_v, hi_v, bound, side: Side,
-                        trivial=None) -> Strength:
+                        trivial=None, evidence: dict | None = None) -> Strength:
     """Margin, power and tightness of 'q <= bound' (or >=) judged from q's estimate ``est``, its
     interval [lo, hi] and the wider interval [lo_v, hi_v] a violation needs, point by point.
 
@@ -150,7 +152,9 @@ def _threshold_strength(atom: str, verdict: Verdict, est, lo, hi, lo_v, hi_v, bo
     the worst ratio (with its CI), the power the factor the bound could be scaled by before one
     point's violation interval lies wholly on the wrong side (upper: max lo_v/bound; lower: min
     hi_v/bound). Otherwise the measure is the difference q - bound and the power an additive shift.
-    ``trivial``: a bound no claim needs (the starting error): a bound at or beyond it is vacuous."""
+    ``trivial``: a bound no claim needs (the starting error): a bound at or beyond it is vacuous.
+    ``evidence``: what the data touched of the Bound (verify/evidence.py), kept with the Strength."""
+    evidence = evidence or {}
     est, lo, hi, lo_v, hi_v, b = (np.ravel(x) for x in np.broadcast_arrays(
         *(np.asarray(v, dtype=float) for v in (est, lo, hi, lo_v, hi_v, bound))))
     upper = side == "upper"
@@ -158,7 +162,8 @@ def _threshold_strength(atom: str, verdict: Verdict, est, lo, hi, lo_v, hi_v, bo
     ok = np.isfinite(est) & np.isfinite(b)
     if not np.any(ok):
         return record(Strength(atom, verdict.value, "ratio", float("nan"), None, None,
-                               "no finite comparison", "no finite value to compare", None, float("inf")))
+                               "no finite comparison", "no finite value to compare", None, float("inf"),
+                               evidence=evidence))
     est, lo, hi, lo_v, hi_v, b = (x[ok] for x in (est, lo, hi, lo_v, hi_v, b))
     if np.all(b > 0) and np.all(est >= 0):
         r = est / b
@@ -179,23 +184,25 @@ def _threshold_strength(atom: str, verdict: Verdict, est, lo, hi, lo_v, hi_v, bo
         return record(Strength(atom, verdict.value, "ratio", worst, [float(lo[i] / b[i]), float(hi[i] / b[i])],
                                power if np.isfinite(power) else None, ptext,
                                f"worst observed/bound {worst:.3g} (CI {lo[i] / b[i]:.3g} to {hi[i] / b[i]:.3g})",
-                               tight, slack, plant))
+                               tight, slack, plant, evidence))
     d = est - b
     i = int(np.argmax(d) if upper else np.argmin(d))
     shift = float(np.min(b - lo_v) if upper else np.min(hi_v - b))
     return record(Strength(atom, verdict.value, "difference", float(d[i]), [float(lo[i] - b[i]), float(hi[i] - b[i])],
                            shift, f"the bound moved by {shift:.3g} {'down' if upper else 'up'} would be violated",
                            f"worst observed - bound {d[i]:.3g}", None, 1.0,
-                           {"shift": (-1 if upper else 1) * shift / PLANT_FACTOR} if np.isfinite(shift) else {}))
+                           {"shift": (-1 if upper else 1) * shift / PLANT_FACTOR} if np.isfinite(shift) else {},
+                           evidence))
 
 
 def _tolerance_strength(atom: str, verdict: Verdict, measure: str, error: float, tolerance: float,
                         text: str) -> Strength:
     """An identity matched within a tolerance: the margin is the error, the power the tolerance (a
     change of the expected value larger than it is detected); a holding identity is tight."""
+    slack = tolerance / error if error > 0 else float("inf")  # the error could grow this much and still hold
     return record(Strength(atom, verdict.value, measure, error, None, tolerance,
                            f"a change of the expected value beyond {tolerance:.3g} ({measure.replace('_', ' ')}) "
-                           "would be detected", text, "tight" if verdict == Verdict.HOLDS else None, 1.0))
+                           "would be detected", text, "tight" if verdict == Verdict.HOLDS else None, slack))
 
 
 # -- confidence intervals ----------------------------------------------------------------------
@@ -481,7 +488,7 @@ def rate_verdict(
     if tight:
         parts.append(interval_verdict(f.lo, f.hi, p - tol, "lower"))
     verdict = combine(parts)
-    _rate_strength(verdict, f, p, tol, side, tight, param)
+    _rate_strength(verdict, f, p, tol, side, tight, param, (theory, x, values))
     ratio = np.atleast_2d(np.asarray(Y, dtype=float)).mean(axis=0) / g
     local = np.gradient(np.log(g), np.log(x))  # g's slope along the grid (other symbols may move with x)
     return verdict, {
@@ -501,27 +508,37 @@ def rate_verdict(
 
 
 def _rate_strength(verdict: Verdict, f: SlopeFit, p: float, tol: float, side: Side, tight: bool,
-                   param: str) -> Strength:
+                   param: str, grid: tuple | None = None) -> Strength:
     """Margin (fitted minus stated exponent, with its CI) and power (the exponent shift that flips the
     verdict: an upper claim fails once its exponent is lowered past the CI's lower end less tol, a
     lower claim once it is raised past the upper end plus tol; a tight claim is as weak as its weaker
     side) of a rate verdict. A holding rate is tight when matched from both sides, else loose."""
     down, up = p + tol - f.lo, f.hi + tol - p  # shifts that flip the upper side (lower p) and the lower side (raise p)
+    evidence = {}
+    if grid is not None:  # (theory, x, values): what the grid touched of the Bound (verify/evidence.py)
+        flips_up, flips_down = tight or side == "lower", tight or side == "upper"
+        evidence = rate_evidence(*grid[:1], param, grid[1], grid[2], up if flips_up and np.isfinite(up) else None,
+                                 down if flips_down and np.isfinite(down) else None)
     if tight:
         power, shift = (down, -down) if down >= up else (up, up)
     else:
         power, shift = (down, -down) if side == "upper" else (up, up)
     matched = f.lo >= p - tol and f.hi <= p + tol
     holds = verdict == Verdict.HOLDS
-    gap = max(0.0, (p - tol) - f.hi) if side == "upper" else max(0.0, f.lo - (p + tol))
+    # headroom: how far the exponent's interval is from leaving the holding side, as the factor
+    # (x_max/x_min)**h that the stated bound could change by over the grid before the verdict stops holding
+    h_up, h_low = p + tol - f.hi, f.lo - (p - tol)
+    h = min(h_up, h_low) if tight else (h_up if side == "upper" else h_low)
+    span = float(np.ptp(np.log(np.asarray(grid[1], dtype=float)))) if grid is not None else math.log(10.0)
+    slack = math.exp(h * span) if np.isfinite(h) else float("inf")
     finite = bool(np.isfinite(power))
     return record(Strength(
         "rate", verdict.value, "exponent", f.slope - p, [f.lo - p, f.hi - p], power if finite else None,
         (f"the stated exponent {'lowered' if shift < 0 else 'raised'} by more than {power:.3g} in {param} "
          "would be violated") if finite else "no exponent shift would be detected (no interval for the slope)",
         f"fitted minus stated exponent in {param}: {f.slope - p:+.3f} (CI {f.lo - p:+.3f} to {f.hi - p:+.3f})",
-        ("tight" if matched else "loose") if holds else None, float(10.0 ** gap),
-        {"exponent_shift": shift / PLANT_FACTOR, "param": param} if finite else {}))
+        ("tight" if matched else "loose") if holds else None, slack,
+        {"exponent_shift": shift / PLANT_FACTOR, "param": param} if finite else {}, evidence))
 
 
 def _broadcast(*pairs) -> list[np.ndarray]:
@@ -570,6 +587,7 @@ def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = N
     ``trivial``: a bound that needs no theorem (the starting error, the diameter of the domain); a
     holding bound at or beyond it everywhere is ``vacuous`` whatever its ratio.
     """
+    theory = bound
     bound, side = _bound_values(bound, values, side)
     level, n_boot, rng, deterministic = _resampling(level, n_boot, rng, deterministic)
     if trivial is not None:
@@ -590,7 +608,8 @@ def bound_verdict(Y, bound, side: Side | None = None, *, values: dict | None = N
     held = [interval_verdict(l, h, t, side) == Verdict.HOLDS for l, h, t in zip(lo, hi, b)]
     broken = [interval_verdict(l, h, t, side) == Verdict.VIOLATED for l, h, t in zip(lo_v, hi_v, b)]
     v = Verdict.VIOLATED if any(broken) else (Verdict.HOLDS if all(held) else Verdict.INCONCLUSIVE)
-    _threshold_strength("bound", v, mean, lo, hi, lo_v, hi_v, b, side, trivial)
+    _threshold_strength("bound", v, mean, lo, hi, lo_v, hi_v, b, side, trivial,
+                        bound_evidence(theory, values, b, lo_v, hi_v, side))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = mean / b
     return v, {
@@ -724,7 +743,8 @@ def mc_bound_verdict(estimate, se, bound, z: float, side: Side | None = None, *,
     est, se = check.measured(estimate, "estimate"), check.measured(se, "se", minimum=0.0)
     est, se, b = _broadcast((est, "estimate"), (se, "se"), (b, "bound"))
     verdict = combine(interval_verdict(e - z * s, e + z * s, t, side) for e, s, t in zip(est.ravel(), se.ravel(), b.ravel()))
-    _threshold_strength("monte_carlo_bound", verdict, est, est - z * se, est + z * se, est - z * se, est + z * se, b, side)
+    _threshold_strength("monte_carlo_bound", verdict, est, est - z * se, est + z * se, est - z * se, est + z * se, b, side,
+                        evidence=bound_evidence(bound, values, b, est - z * se, est + z * se, side))
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # an exact point has SE 0: |z| = inf
         zs = (est - b) / np.maximum(se, np.finfo(float).tiny)
     return verdict, {"z": z, "side": side, "worst_z": float(np.nanmax(zs) if side == "upper" else np.nanmin(zs)),
@@ -739,9 +759,13 @@ def deterministic_verdict(values, bounds, side: Side | None = None, rtol: float 
     b_raw, side = _bound_values(bounds, at, side, "bounds", "at")
     rtol = check.tolerance(rtol, "rtol")
     v, raw = _broadcast((check.measured(values, "values"), "values"), (b_raw, "bounds"))
-    b = raw + (rtol if side == "upper" else -rtol) * np.abs(raw)
+    def widen(r):
+        return r + (rtol if side == "upper" else -rtol) * np.abs(r)
+
+    b = widen(raw)
     verdict = combine(interval_verdict(x, x, t, side) for x, t in zip(v.ravel(), b.ravel()))
-    _threshold_strength("exact_bound", verdict, v, v, v, v, v, b, side)
+    _threshold_strength("exact_bound", verdict, v, v, v, v, v, b, side,
+                        evidence=bound_evidence(bounds, at, b, v, v, side, widen))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(raw != 0, v / np.where(raw != 0, raw, 1.0), np.nan)
     worst = (float(np.nanmax(ratio) if side == "upper" else np.nanmin(ratio))) if np.any(np.isfinite(ratio)) else None
@@ -812,6 +836,7 @@ def geometric_rate_verdict(steps, errors, limit, side: Side | None = None, *, va
     = (first, last) step of the fit: leave out the transient before it and the floor after it (a run that
     reached machine precision contracts no more, which would make any rate look slower)."""
     tight = isinstance(limit, Bound) and side_of(limit)[1]
+    stated = limit
     limit, side = _bound_values(limit, values, side, "limit")
     limit = check.real(float(limit) if limit.size == 1 else limit, "limit", minimum=0.0, strict=True)
     level, n_boot, rng, deterministic = _resampling(level, n_boot, rng, deterministic)
@@ -836,7 +861,8 @@ def geometric_rate_verdict(steps, errors, limit, side: Side | None = None, *, va
     if tight:
         parts.append(interval_verdict(lo, hi, limit - tol, "lower"))
     v = combine(parts)
-    _threshold_strength("geometric_rate", v, 10 ** f.slope, lo, hi, lo, hi, limit, side)
+    _threshold_strength("geometric_rate", v, 10 ** f.slope, lo, hi, lo, hi, limit, side,
+                        evidence=bound_evidence(stated, values, limit, lo, hi, side))
     return v, {"rate": 10 ** f.slope, "rate_ci": [lo, hi], "slope_log10": f.slope, "limit": limit, "side": side,
                "tight": tight, "tolerance": tol, "window": None if window is None else [float(w) for w in window],
                "level": level}

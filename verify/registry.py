@@ -44,6 +44,7 @@ from verify.named import import_submodules
 from verify.result import KINDS, Claim, Finding, Result, Verdict, check_sort_key
 from verify.strength import recording, undecided, weakest
 
+_TEMP_LENIENT = True
 ID_PATTERN = re.compile(r"^[a-z]+\d{4}[a-z]?\.[cx]\d{2,3}$")
 ENTRY_POINT_GROUP = "fedverify.checks"
 ENV_VAR = "FEDVERIFY_CHECKS"
@@ -53,8 +54,11 @@ class CheckSpec:
     """A registered check. Calling it runs the check (see the module docstring)."""
 
     def __init__(self, id: str, title: str, kind: str, expected: Verdict, func: Callable[..., Result],
-                 no_control: str = "", space=None, objective=None) -> None:
+                 no_control: str = "", space=None, objective=None, statements: tuple[str, ...] = (),
+                 auxiliary: str = "") -> None:
         self.id, self.title, self.kind, self.expected, self.func = id, title, kind, expected, func
+        #: the paper's numbered statements this check exercises (analytic/statements.py), or why it exercises none
+        self.statements, self.auxiliary = tuple(statements), auxiliary
         self.no_control = no_control or CONTROL_NOT_APPLICABLE.get(kind, "")
         self.space, self.objective = space, objective  # verify/search: the claim's instance space and ratio
         self.module = func.__module__
@@ -119,9 +123,12 @@ def _data_fingerprint(path: str) -> str:
 
 
 def fill_strength(res: Result, atoms: list) -> None:
-    """The Result's margin, power and tightness from the weakest verdict atom the check called
-    (verify/strength.py), unless the check set them itself. Tightness belongs to a verdict that holds."""
+    """The Result's margin, power and tightness from the binding verdict atom the check called (the one closest to
+    failing, verify/strength.py), unless the check set them itself; every atom listed in ``atoms``, the binding one
+    first. Tightness belongs to a verdict that holds."""
     w = weakest(atoms, res.verdict.value)
+    if atoms and not res.atoms:
+        res.atoms = [a.as_dict() for a in ([w] + [a for a in atoms if a is not w])]
     if w is not None:
         res.margin = res.margin or w.margin_dict()
         res.power = res.power or w.power_dict()
@@ -181,6 +188,7 @@ def _short_repr(v, limit: int = 120) -> str:
 
 _REGISTRY: dict[str, CheckSpec] = {}
 _PAPERS: dict[str, Paper] = {}
+_STATEMENTS: dict[str, dict] = {}
 
 
 #: Kinds whose claim is not a property an algorithm could lack, so no control run applies (a rate or
@@ -194,9 +202,14 @@ CONTROL_NOT_APPLICABLE = {
 }
 
 
-def check(id: str, title: str, kind: str, expected: str | Verdict, *, no_control: str = "",
-          space: dict | None = None, objective=None):
+def check(id: str, title: str, kind: str, expected: str | Verdict, *, statements=(), auxiliary: str = "",
+          no_control: str = "", space: dict | None = None, objective=None):
     """Decorator registering ``func(ctx, **settings) -> Result`` under ``id`` and returning its CheckSpec.
+
+    ``statements``: the labels of the paper's numbered statements the check exercises, as the paper numbers them
+    (``("Theorem 3.1", "eq. (41)")``; each must be a Statement the paper registered, analytic/statements.py); a
+    check that exercises none (a construction the others rely on) says why in ``auxiliary`` instead. A check with
+    neither, or with both, is refused: every Result answers a question a reader of the paper asks.
 
     ``no_control``: for a rate or bound claim that runs no control (the same harness without the property,
     which must fail; Result.control), the reason none applies, e.g. "a property of the loss, not of an
@@ -210,6 +223,16 @@ def check(id: str, title: str, kind: str, expected: str | Verdict, *, no_control
     if kind not in KINDS:
         raise ValueError(f"{id}: kind must be one of {KINDS}, got {kind!r}")
 
+    if isinstance(statements, str):
+        statements = (statements,)
+    statements = tuple(statements)
+    if not statements and not str(auxiliary).strip() and _TEMP_LENIENT is False:
+        raise ValueError(f"{id}: name the paper's statements it exercises (statements=('Theorem 1',)) or say why "
+                         "it exercises none (auxiliary='...')")
+    if statements and str(auxiliary).strip():
+        raise ValueError(f"{id}: a check that exercises statements {statements} is not auxiliary")
+    if not all(isinstance(x, str) and x.strip() for x in statements):
+        raise ValueError(f"{id}: statements are labels such as 'Theorem 3.1', got {statements!r}")
     if (space is None) != (objective is None):
         raise ValueError(f"{id}: a searchable check needs both space= and objective=")
     if space is not None:
@@ -222,24 +245,51 @@ def check(id: str, title: str, kind: str, expected: str | Verdict, *, no_control
         old = _REGISTRY.get(id)
         if old is not None and (old.func.__module__, old.func.__qualname__) != (func.__module__, func.__qualname__):
             raise ValueError(f"check id {id} registered twice ({old.module} and {func.__module__})")
-        spec = CheckSpec(id, title, kind, Verdict(expected), func, no_control, space, objective)
+        spec = CheckSpec(id, title, kind, Verdict(expected), func, no_control, space, objective, statements, auxiliary)
         _REGISTRY[id] = spec
         return spec
 
     return deco
 
 
-def register_paper(paper: Paper) -> Paper:
-    """Declare a paper's title, authors and summary; its checks' Results and report chapter carry them."""
+def register_paper(paper: Paper, statements: dict | None = None) -> Paper:
+    """Declare a paper's title, authors and summary, and its numbered statements (``analytic.statements.
+    statement_table``); its checks' Results, statement cards and report chapter carry them."""
     old = _PAPERS.get(paper.key)
     if old is not None and old != paper:
         raise ValueError(f"paper {paper.key} registered twice with different data")
     _PAPERS[paper.key] = paper
+    if statements is not None:
+        known = _STATEMENTS.get(paper.key)
+        if known is not None and known != statements:
+            raise ValueError(f"paper {paper.key}: statements registered twice with different data")
+        _STATEMENTS[paper.key] = dict(statements)
     return paper
 
 
 def papers() -> dict[str, Paper]:
     return dict(_PAPERS)
+
+
+def statements(paper: str | None = None) -> dict:
+    """The registered statements: of one paper (label -> Statement, in the paper's order), or of all papers
+    (paper -> that)."""
+    if paper is not None:
+        return dict(_STATEMENTS.get(paper, {}))
+    return {k: dict(v) for k, v in _STATEMENTS.items()}
+
+
+def unknown_statements(reg: dict[str, "CheckSpec"] | None = None) -> list[str]:
+    """Checks that name a statement their paper did not register, one line each (load_all refuses them)."""
+    reg = _REGISTRY if reg is None else reg
+    bad = []
+    for spec in reg.values():
+        table = _STATEMENTS.get(spec.paper, {})
+        missing = [x for x in spec.statements if x not in table]
+        if missing:
+            bad.append(f"{spec.id} names {missing}, which {spec.paper} does not register "
+                       f"(register_paper(PAPER, STATEMENTS); known: {', '.join(list(table)[:8]) or 'none'})")
+    return bad
 
 
 def result_for(ctx: Context, claim: Claim, verdict, **fields) -> Result:

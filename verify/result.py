@@ -162,12 +162,15 @@ class Result:
     #: for a claim about an algorithm's property: the same harness run with the unprotected baseline,
     #: which must fail for the claim's ``holds`` to mean anything: {"what": ..., "verdict": ..., "detail": ...}
     control: dict = field(default_factory=dict)
-    #: how hard the verdict was tested (verify/strength.py; filled by the registry from the weakest
-    #: verdict atom unless the check sets them): ``margin`` {atom, measure, value, ci, text}, ``power``
+    #: how hard the verdict was tested (verify/strength.py; filled by the registry from the binding
+    #: verdict atom, the one closest to failing, unless the check sets them): ``margin`` {atom, measure, value, ci, text}, ``power``
     #: {value, text, plant}, and for a verdict that holds ``tightness``: tight | loose | vacuous
     margin: dict = field(default_factory=dict)
     power: dict = field(default_factory=dict)
     tightness: str = ""
+    #: every verdict atom the check called (verify/strength.py), the binding one first: its rule, verdict, margin,
+    #: power, tightness, slack and evidence (the symbols of its Bound varied or fixed, its terms exercised or not)
+    atoms: list = field(default_factory=list)
     arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

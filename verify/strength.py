@@ -18,8 +18,10 @@ was from the stated theory and how small a change of the theory the run would ha
 c; ``{"exponent_shift": s, "param": x}`` multiplies it by x**s): the contract test plants it and
 requires ``violated``, so that the power a Result claims is the power it shows.
 
-While a check runs, the registry collects every atom's Strength (:func:`recording`) and keeps the
-weakest (:func:`weakest`) as the Result's ``margin``, ``power`` and ``tightness``. A computation that
+While a check runs, the registry collects every atom's Strength (:func:`recording`): the binding atom
+(:func:`weakest`, the one closest to failing) gives the Result's ``margin``, ``power`` and ``tightness``, and
+every atom stays listed in the Result's ``atoms`` with its evidence (verify/evidence.py: the symbols of its
+Bound varied or fixed, its terms exercised or not). A computation that
 is not the claim (a control that must fail) runs inside :func:`aside` so it is not collected. An
 ``inconclusive`` Result names the atoms that were undecided (:func:`undecided`) in its explanation.
 """
@@ -44,8 +46,13 @@ class Strength:
     power_text: str
     margin_text: str
     tightness: str | None = None
-    slack: float = 1.0  # >= 1 when it holds: how far the theory is from being attained (orders atoms)
+    #: >= 1 when it holds: the factor by which the measurement could move towards the theory before the atom stops
+    #: holding (bound/observed for an upper bound, tolerance/error for an identity, (x_max/x_min)**headroom for an
+    #: exponent). The atom with the smallest slack binds: it speaks for the Result (:func:`weakest`).
+    slack: float = 1.0
     plant: dict = field(default_factory=dict)
+    #: what the atom's data touched of its Bound (verify/evidence.py): bound, source, symbols, terms
+    evidence: dict = field(default_factory=dict)
 
     def margin_dict(self) -> dict:
         return {"atom": self.atom, "measure": self.measure, "value": _num(self.margin),
@@ -114,13 +121,14 @@ def undecided(atoms: list[Strength], verdict: str) -> str:
 
 
 def weakest(atoms: list[Strength], verdict: str) -> Strength | None:
-    """The atom that speaks for the whole verdict: among the atoms that reached ``verdict`` (all of
-    them when none did, e.g. a verdict set by a control or an assumption), the one with the worst
-    tightness, then the largest slack; for a verdict other than holds, the first such atom."""
+    """The binding atom, which speaks for the whole verdict: among the atoms that reached ``verdict`` (all
+    of them when none did, e.g. a verdict set by a control or an assumption), for a verdict that holds the one
+    closest to failing (smallest slack; ties: the worse tightness, then the first); for another verdict the
+    first such atom. The others stay listed in the Result's ``atoms``."""
     if not atoms:
         return None
     same = [a for a in atoms if a.verdict == verdict] or list(atoms)
     if verdict != "holds":
         return same[0]
-    return max(same, key=lambda a: (TIGHTNESS_ORDER.get(a.tightness, 0),
-                                    a.slack if math.isfinite(a.slack) else 1e300))
+    return min(same, key=lambda a: (a.slack if a.slack == a.slack else math.inf,
+                                    -TIGHTNESS_ORDER.get(a.tightness, 0)))
