@@ -136,8 +136,17 @@ def bound_evidence(bound, values: dict | None, g, lo_v, hi_v, side: str, widen=N
     bound values to compared ones (a rounding allowance), applied to the bound without each term."""
     if not isinstance(bound, Bound):
         return {}
-    g, lo, hi = (np.ravel(a) for a in np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (g, lo_v, hi_v))))
-    at = _per_point(values, np.broadcast(np.asarray(g), np.asarray(lo_v, dtype=float)).shape)
+    try:
+        return _bound_evidence(bound, values, g, lo_v, hi_v, side, widen)
+    except Exception as exc:  # noqa: BLE001 - evidence describes a verdict; it must never cost the verdict
+        return {"bound": bound.name, "source": bound.source, "kind": bound.kind, "symbols": {}, "terms": [],
+                "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _bound_evidence(bound, values, g, lo_v, hi_v, side, widen) -> dict:
+    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (g, lo_v, hi_v)))
+    at = _per_point(values, arrays[0].shape)
+    g, lo, hi = (np.ravel(a) for a in arrays)
     with np.errstate(divide="ignore", invalid="ignore"):
         if side == "upper":
             ln_slack = np.where((g > 0) & (lo > 0), np.log(g / lo), np.inf)
@@ -159,6 +168,14 @@ def rate_evidence(bound: Bound, param: str, x: np.ndarray, values: dict | None, 
     ``shift_down``: lowering it; ``None``: no shift that way flips it)."""
     if not isinstance(bound, Bound):
         return {}
+    try:
+        return _rate_evidence(bound, param, x, values, shift_up, shift_down)
+    except Exception as exc:  # noqa: BLE001 - evidence describes a verdict; it must never cost the verdict
+        return {"bound": bound.name, "source": bound.source, "kind": bound.kind, "param": param, "symbols": {},
+                "terms": [], "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _rate_evidence(bound, param, x, values, shift_up, shift_down) -> dict:
     x = np.asarray(x, dtype=float).ravel()
     at = _per_point(values, x.shape)
     at[param] = x
