@@ -188,9 +188,11 @@ def _threshold_strength(atom: str, verdict: Verdict, est, lo, hi, lo_v, hi_v, bo
     d = est - b
     i = int(np.argmax(d) if upper else np.argmin(d))
     shift = float(np.min(b - lo_v) if upper else np.min(hi_v - b))
+    room = -d[i] if upper else d[i]  # how far the worst point is from the bound, relative to the bound's size
+    slack = 1.0 + room / abs(b[i]) if b[i] != 0 else (float("inf") if room > 0 else 1.0)
     return record(Strength(atom, verdict.value, "difference", float(d[i]), [float(lo[i] - b[i]), float(hi[i] - b[i])],
                            shift, f"the bound moved by {shift:.3g} {'down' if upper else 'up'} would be violated",
-                           f"worst observed - bound {d[i]:.3g}", None, 1.0,
+                           f"worst observed - bound {d[i]:.3g}", None, float(slack),
                            {"shift": (-1 if upper else 1) * shift / PLANT_FACTOR} if np.isfinite(shift) else {},
                            evidence))
 
@@ -730,7 +732,8 @@ def mc_identity_verdict(estimate, se, expected, z: float, resolution=None, *,
     record(Strength("monte_carlo_identity", v.value, "z", info["max_abs_z"], None, rel,
                     f"a relative change of the expected value beyond {rel:.3g} (z = {convict_z:.3g} standard errors) "
                     "would be detected", f"max |estimate - expected| = {info['max_abs_z']:.3g} standard errors "
-                    f"against {z:.3g}", "tight" if v == Verdict.HOLDS else None, 1.0))
+                    f"against {z:.3g}", "tight" if v == Verdict.HOLDS else None,
+                    z / info["max_abs_z"] if info["max_abs_z"] > 0 else float("inf")))
     return v, info
 
 
@@ -951,7 +954,8 @@ def paired_comparison_verdict(a, b, *, alpha: float = 0.05) -> tuple[Verdict, di
     v = Verdict.HOLDS if p_less < alpha else (Verdict.VIOLATED if p_greater < alpha else Verdict.INCONCLUSIVE)
     record(Strength("paired_comparison", v.value, "p_value", p_less, None, alpha,
                     f"a difference significant at level {alpha:g} (one-sided Wilcoxon) is detected",
-                    f"one-sided p-value {p_less:.3g} (opposite side {p_greater:.3g})", None, 1.0))
+                    f"one-sided p-value {p_less:.3g} (opposite side {p_greater:.3g})", None,
+                    alpha / p_less if p_less > 0 else float("inf")))
     return v, {**info, "p_less": p_less, "p_greater": p_greater}
 
 

@@ -70,7 +70,7 @@ def test_identity_atoms_report_their_tolerance_as_power():
     assert [a.power for a in atoms] == [1e-6, 1e-12] and {a.tightness for a in atoms} == {"tight"}
 
 
-def test_weakest_keeps_the_worst_tightness_among_atoms_that_reach_the_verdict():
+def test_weakest_is_the_binding_atom_closest_to_failing_among_atoms_that_reach_the_verdict():
     with recording() as atoms:
         deterministic_verdict([1.0], [1.5])  # tight
         deterministic_verdict([1.0], [500.0])  # vacuous
@@ -78,7 +78,7 @@ def test_weakest_keeps_the_worst_tightness_among_atoms_that_reach_the_verdict():
         with aside():
             deterministic_verdict([1.0], [1e9])  # a control: not recorded
     assert len(atoms) == 3
-    assert weakest(atoms, "holds").tightness == "vacuous"
+    assert weakest(atoms, "holds").tightness == "tight"  # the closest to failing binds, not the loosest
     assert weakest(atoms, "violated").margin == 2.0
     assert weakest([], "holds") is None
 
