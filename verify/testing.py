@@ -166,6 +166,41 @@ def planted_at_power(check, result: Result) -> dict:
     return out
 
 
+def symbol_plants(check, result: Result) -> list[tuple[str, float, dict]]:
+    """For each symbol a holding Result reports ``varied`` with an exponent power (``Result.atoms``' evidence,
+    verify/evidence.py), the plant just past it: ``(symbol, s, overrides)`` with every Bound keyword of the check that
+    contains the symbol multiplied by ``symbol**s``, ``|s|`` the smallest power an atom reports divided by
+    PLANT_FACTOR. A symbol no Bound keyword contains is left out (the check cannot be planted there)."""
+    import inspect
+
+    import sympy as sp
+
+    from analytic.bounds import Bound
+    from verify.fit import PLANT_FACTOR
+
+    spec = _spec(check)
+    bounds = {k: p.default for k, p in inspect.signature(spec.func).parameters.items() if isinstance(p.default, Bound)}
+    best: dict[str, float] = {}
+    for atom in result.atoms:
+        ev = atom.get("evidence") or {}
+        for name, rec in (ev.get("symbols") or {}).items():
+            if rec.get("status") != "varied" or name == ev.get("param"):
+                continue
+            for way, sign in (("up", 1.0), ("down", -1.0)):
+                p = (rec.get("power") or {}).get(way)
+                if p is not None and (name not in best or p < abs(best[name])):
+                    best[name] = sign * p
+    out = []
+    for name, s in sorted(best.items()):
+        shift = s / PLANT_FACTOR
+        over = {k: Bound(f"{b.name} x {name}^{shift:+.3g}", b.expr * b.symbol(name) ** sp.Float(shift), b.kind,
+                         b.statement, b.source, b.hidden_constant, b.typst)
+                for k, b in bounds.items() if name in {str(x) for x in b.expr.free_symbols}}
+        if over:
+            out.append((name, shift, over))
+    return out
+
+
 def assert_claims_typeset(results, paper: str, folder) -> None:
     """Every Result's claim LaTeX goes through matplotlib's mathtext, its typst math compiles (the report needs both),
     and its source starts with the paper key. ``folder``: a scratch directory (pytest's ``tmp_path``)."""

@@ -119,3 +119,19 @@ def test_an_identity_atom_binds_by_its_error_against_its_tolerance():
     res = _result()
     fill_strength(res, atoms)
     assert res.margin["value"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("check_id", ["werner2023.c10", "buttaci2024.x05"])
+def test_a_real_checks_varied_symbols_flip_when_planted_past_their_power(check_id):
+    """A plant ``bound * x**s`` in a symbol the run varied, just past the power its atoms report, is violated."""
+    from verify.engine import Context
+    from verify.registry import get
+    from verify.testing import run_quick, symbol_plants
+
+    spec = get(check_id)
+    res = run_quick(spec)
+    plants = symbol_plants(spec, res)
+    assert plants, f"{check_id}: no varied symbol with a power"
+    for name, s, overrides in plants[:2]:
+        planted = spec(Context(), **overrides)
+        assert planted.verdict.value == "violated", (check_id, name, s, planted.explanation)
