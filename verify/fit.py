@@ -192,7 +192,8 @@ def _threshold_strength(atom: str, verdict: Verdict, est, lo, hi, lo_v, hi_v, bo
     slack = 1.0 + room / abs(b[i]) if b[i] != 0 else (float("inf") if room > 0 else 1.0)
     return record(Strength(atom, verdict.value, "difference", float(d[i]), [float(lo[i] - b[i]), float(hi[i] - b[i])],
                            shift, f"the bound moved by {shift:.3g} {'down' if upper else 'up'} would be violated",
-                           f"worst observed - bound {d[i]:.3g}", None, float(slack),
+                           f"worst observed - bound {d[i]:.3g}", tightness_of(slack) if holds and slack >= 1 else None,
+                           float(slack),
                            {"shift": (-1 if upper else 1) * shift / PLANT_FACTOR} if np.isfinite(shift) else {},
                            evidence))
 

@@ -133,7 +133,10 @@ def fill_strength(res: Result, atoms: list) -> None:
         res.margin = res.margin or w.margin_dict()
         res.power = res.power or w.power_dict()
         if res.verdict == Verdict.HOLDS and not res.tightness:
-            res.tightness = w.tightness or ""
+            # a rule without a tightness (a paired test) binds: the closest holding atom that has one speaks for it
+            rated = [a for a in sorted(atoms, key=lambda a: a.slack if a.slack == a.slack else float("inf"))
+                     if a.verdict == "holds" and a.tightness]
+            res.tightness = w.tightness or (rated[0].tightness if rated else "")
     if res.verdict != Verdict.HOLDS:
         res.tightness = ""
     note = undecided(atoms, res.verdict.value)

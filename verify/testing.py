@@ -142,19 +142,57 @@ def assert_verdict(check, expected, seeds=(0,), fidelity: str = "quick", **overr
     return out
 
 
-def planted_at_power(check, result: Result) -> dict:
-    """Keyword overrides that plant a wrong theory just past the power ``result`` reports: every Bound-valued
-    keyword of the check scaled by ``power.plant["scale"]``, or multiplied by ``param**exponent_shift``
-    (verify/strength.py). Empty when the Result reports no plant or the check takes no Bound keyword."""
+def plantable_atom(result: Result, keyword_bounds: list[str]) -> dict:
+    """The atom whose power a plant through the check's Bound keywords can show: the binding atom when it evaluated
+    one of those Bounds (or one derived from it, e.g. ``2·Theorem 3.1``), else the atom closest to failing among the
+    ones that did; the Result's own ``power`` when no atom evaluated a keyword Bound (a check whose atoms compare
+    numbers it computed from the keyword)."""
+    def driven(atom: dict) -> bool:
+        name = (atom.get("evidence") or {}).get("bound") or ""
+        return bool(atom.get("plant")) and any(k and k in name for k in keyword_bounds)
+
+    mine = [a for a in result.atoms if a.get("verdict") == result.verdict.value and driven(a)]
+    if mine:
+        return min(mine, key=lambda a: a["slack"] if isinstance(a.get("slack"), (int, float)) else float("inf"))
+    return result.power or {}
+
+
+def _keyword_bounds(spec) -> dict:
     import inspect
 
+    from analytic.bounds import Bound
+
+    return {k: p.default for k, p in inspect.signature(spec.func).parameters.items() if isinstance(p.default, Bound)}
+
+
+def plant_candidates(check, result: Result) -> list[dict]:
+    """The plants :func:`assert_power_shown` tries, in order: that of :func:`plantable_atom` (the binding atom, or the
+    closest atom its Bound keywords drive); then, for a check whose atoms compare numbers it computes from its
+    keywords (no atom evaluated a keyword Bound, so a scale of the keyword is not a scale of the compared curve), the
+    plant of its loosest holding atom, which moves every comparison at once."""
+    spec = _spec(check)
+    first = plantable_atom(result, [b.name for b in _keyword_bounds(spec).values()]).get("plant") or {}
+    out = [first] if first else []
+    holding = [a for a in result.atoms if a.get("verdict") == result.verdict.value and a.get("plant")]
+    if holding:
+        loosest = max(holding, key=lambda a: a["slack"] if isinstance(a.get("slack"), (int, float)) else float("inf"))
+        if loosest["plant"] != first:
+            out.append(loosest["plant"])
+    return out
+
+
+def planted_at_power(check, result: Result, plant: dict | None = None) -> dict:
+    """Keyword overrides that plant a wrong theory just past a power ``result`` reports (``plant``; default the first of
+    :func:`plant_candidates`): every Bound-valued keyword of the check scaled by ``plant["scale"]``, or multiplied by
+    ``param**exponent_shift`` (verify/strength.py). Empty when there is no plant or the check takes no Bound keyword."""
     import sympy as sp
 
     from analytic.bounds import Bound
 
-    plant = (result.power or {}).get("plant") or {}
     spec = _spec(check)
-    bounds = {k: p.default for k, p in inspect.signature(spec.func).parameters.items() if isinstance(p.default, Bound)}
+    bounds = _keyword_bounds(spec)
+    if plant is None:
+        plant = (plant_candidates(spec, result) or [{}])[0]
     out = {}
     for name, b in bounds.items():
         if "scale" in plant:
@@ -240,20 +278,30 @@ def assert_says_how_hard_it_was_tested(check, result: Result) -> None:
 
 
 def assert_power_shown(check, result: Result, fidelity: str = "quick") -> None:
-    """A holding rate or bound, with its theory moved just past the power it reports, must be violated."""
+    """A holding rate or bound, with its theory moved just past the power it reports, is violated: the plant of its
+    binding atom (or of the closest atom its Bound keywords drive), else that of its loosest holding atom
+    (:func:`plant_candidates`); one of them must flip the verdict."""
     spec = _spec(check)
     if result.kind not in ("rate", "bound") or result.verdict != Verdict.HOLDS:
         return
-    overrides = planted_at_power(spec, result)
-    assert overrides, f"{spec.id}: reports power {result.power} but has no Bound keyword to plant it in"
-    key = (spec.id, fidelity, result.env.get("seed", 0) or 0, json.dumps(result.power.get("plant"), sort_keys=True))
-    if key not in _PLANTED:  # several contract classes may ask for the same plant: run it once per process
-        _PLANTED[key] = _shared("plant " + json.dumps(key),
-                                lambda: spec(Context(fidelity=fidelity, seed=key[2]), **overrides))
-    planted = _PLANTED[key]
-    assert planted.verdict == Verdict.VIOLATED, (
-        f"{spec.id}: planted at its reported power ({result.power.get('text')}; {sorted(overrides)}) it says "
-        f"{planted.verdict.value}: {planted.explanation}")
+    tried = []
+    for plant in plant_candidates(spec, result) or [{}]:
+        overrides = planted_at_power(spec, result, plant)
+        if not overrides:
+            tried.append(f"{plant}: no Bound keyword contains its variable")
+            continue
+        key = (spec.id, fidelity, result.env.get("seed", 0) or 0, json.dumps(plant, sort_keys=True))
+        if key not in _PLANTED:  # several contract classes may ask for the same plant: run it once per process
+            _PLANTED[key] = _shared("plant " + json.dumps(key),
+                                    lambda: spec(Context(fidelity=fidelity, seed=key[2]), **overrides))
+        planted = _PLANTED[key]
+        if planted.verdict == Verdict.VIOLATED:
+            return
+        tried.append(f"{plant} -> {planted.verdict.value}")
+    assert any("->" in t for t in tried), f"{spec.id}: reports power {result.power} but has no Bound keyword to " \
+                                          f"plant it in ({tried})"
+    raise AssertionError(f"{spec.id}: planted at its reported power ({result.power.get('text')}) it still holds; "
+                         f"tried {tried}: {planted.explanation}")
 
 
 #: A reference to our private reading of a paper (the spec), which a reader holding only the paper cannot resolve:
