@@ -11,6 +11,8 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 from verify.testing import SHARED_CACHE_ENV
 
 ONE_THREAD = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -32,3 +34,39 @@ def pytest_unconfigure(config):
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
         os.environ.pop(SHARED_CACHE_ENV, None)
+
+
+#: Tests that run long for what they add beyond the default run, marked ``slow`` here in one place (``make test-slow``
+#: runs them). Wall seconds on the 2-core machine under load, 2026-11-28: each repeats a property a faster test of the
+#: default run already shows (the other sign of a planted exponent, determinism twice over, a second sweep path).
+SLOW_TESTS = {
+    "tests/conventions/test_results_never_stale.py::test_a_one_line_edit_reruns_exactly_the_results_that_can_reach_it",  # 28 s
+    "tests/verify/test_su2022_checks.py::test_c29_nu_is_loose_so_small_nu_plants_stay_true_bounds",  # 18 s
+    "tests/conventions/test_plugins.py::test_installed_plugin_is_listed_run_shown_and_reported",  # 12 s (adding_a_paper)
+    "tests/verify/test_su2022_checks.py::test_c10_planted_m_exponent_errors_are_violated[-0.25]",  # 12 s ([0.25] stays)
+    "tests/verify/test_su2022_checks.py::test_c11_planted_ell_exponent_errors_are_violated[-0.25]",  # 9 s ([0.25] stays)
+    "tests/verify/test_su2022_checks.py::test_c26_planted_exponent_errors_are_violated[upper-N_j--0.25]",  # 7 s
+    "tests/verify/test_su2022_checks.py::test_c26_planted_exponent_errors_are_violated[upper-N_j-0.25]",  # 5 s
+    "tests/verify/test_su2022_checks.py::test_c26_planted_exponent_errors_are_violated[lower-N_j--0.25]",  # 4 s
+    "tests/verify/test_su2022_checks.py::test_c26_planted_exponent_errors_are_violated[lower-N_j-0.25]",  # 3 s
+    "tests/verify/test_sweep.py::test_this_process_and_a_worker_share_one_queue",  # 10 s (the local cluster test stays)
+    "tests/conventions/test_plugins.py::test_plugin_tests_pass_with_the_inherited_contract",  # 8 s
+}
+#: CheckContract's same-seed-same-numbers runs a check twice; for these older checks (each 5-7 s) determinism is
+#: shown by test_check_convention's direct-call-equals-run test and by the store's bitwise rerun tests.
+SLOW_TESTS |= {f"tests/conventions/test_contracts_existing.py::Test_{c}::test_same_seed_same_numbers" for c in (
+    "werner2023_x01", "werner2023_c03", "allouah2025_c07", "werner2023_c02", "werner2023_c08", "werner2023_c01",
+    "allouah2025_c02", "werner2023_c07")}
+
+
+#: The planted-at-power run of the five costliest quick checks (8-13 s each); the other ~95 rate and bound checks keep
+#: theirs in the default run, and these five keep their own planted-wrong-theory tests.
+SLOW_TESTS |= {f"tests/test_all_checks.py::test_power_claimed_is_power_shown[{c}]" for c in (
+    "dutta2023.c11", "allouah2025.c21", "su2022.c28", "werner2023.c22", "werner2023.x20")}
+
+
+@pytest.hookimpl(tryfirst=True)  # before the -m selection of pytest's mark plugin
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
