@@ -91,3 +91,19 @@ def test_a_statement_refuses_a_label_that_is_not_the_papers_numbering():
         Statement("test2099", "the main theorem", "q")
     with pytest.raises(ValueError, match="given twice"):
         statement_table("test2099", ST, ST)
+
+
+def test_a_card_typesets_in_the_report(tmp_path):
+    """The report's findings pages are the cards (reports/statement_pages.py): one compiles, and its text names the
+    statement, the varied and the fixed symbols, the terms and the hypotheses."""
+    from reports.pdf import _compiles, _finding_markup, prose, render_document
+    from reports.statement_pages import paper_pages
+
+    bad = _result("test2099.c03", data=3.0 * (1 / NS + 1), finding=erratum(
+        "the bound fails", paper_says="p", correction="c", witness="w", second_argument="a"))
+    c = card(ST, [_result(), bad])
+    page = paper_pages("test2099", "A test paper", [c], {"test2099.c01": _result(), "test2099.c03": bad},
+                       {}, _finding_markup, prose)
+    for text in ("Theorem 9", "varied", "fixed", "Terms the data needed", "bounded", "the bound fails"):
+        assert text in page
+    assert _compiles(render_document([page], "test"), tmp_path) is None
