@@ -54,11 +54,10 @@ class CheckSpec:
     """A registered check. Calling it runs the check (see the module docstring)."""
 
     def __init__(self, id: str, title: str, kind: str, expected: Verdict, func: Callable[..., Result],
-                 no_control: str = "", space=None, objective=None, statements: tuple[str, ...] = (),
-                 auxiliary: str = "") -> None:
+                 no_control: str = "", space=None, objective=None, statements: tuple[str, ...] = ()) -> None:
         self.id, self.title, self.kind, self.expected, self.func = id, title, kind, expected, func
-        #: the paper's numbered statements this check exercises (analytic/statements.py), or why it exercises none
-        self.statements, self.auxiliary = tuple(statements), auxiliary
+        #: the paper's numbered statements this check exercises (analytic/statements.py), as the paper numbers them
+        self.statements = tuple(statements)
         self.no_control = no_control or CONTROL_NOT_APPLICABLE.get(kind, "")
         self.space, self.objective = space, objective  # verify/search: the claim's instance space and ratio
         self.module = func.__module__
@@ -205,14 +204,13 @@ CONTROL_NOT_APPLICABLE = {
 }
 
 
-def check(id: str, title: str, kind: str, expected: str | Verdict, *, statements=(), auxiliary: str = "",
-          no_control: str = "", space: dict | None = None, objective=None):
+def check(id: str, title: str, kind: str, expected: str | Verdict, *, statements=(), no_control: str = "", space: dict | None = None, objective=None):
     """Decorator registering ``func(ctx, **settings) -> Result`` under ``id`` and returning its CheckSpec.
 
     ``statements``: the labels of the paper's numbered statements the check exercises, as the paper numbers them
-    (``("Theorem 3.1", "eq. (41)")``; each must be a Statement the paper registered, analytic/statements.py); a
-    check that exercises none (a construction the others rely on) says why in ``auxiliary`` instead. A check with
-    neither, or with both, is refused: every Result answers a question a reader of the paper asks.
+    (``("Theorem 3.1", "eq. (41)")``; each must be a Statement the paper registers, analytic/statements.py: a
+    construction names the Algorithm, Definition or Example it builds). A check that names none is refused: every
+    Result answers a question a reader of the paper asks about one of its numbered statements.
 
     ``no_control``: for a rate or bound claim that runs no control (the same harness without the property,
     which must fail; Result.control), the reason none applies, e.g. "a property of the loss, not of an
@@ -229,11 +227,8 @@ def check(id: str, title: str, kind: str, expected: str | Verdict, *, statements
     if isinstance(statements, str):
         statements = (statements,)
     statements = tuple(statements)
-    if not statements and not str(auxiliary).strip() and _TEMP_LENIENT is False:
-        raise ValueError(f"{id}: name the paper's statements it exercises (statements=('Theorem 1',)) or say why "
-                         "it exercises none (auxiliary='...')")
-    if statements and str(auxiliary).strip():
-        raise ValueError(f"{id}: a check that exercises statements {statements} is not auxiliary")
+    if not statements and _TEMP_LENIENT is False:
+        raise ValueError(f"{id}: name the paper's numbered statements it exercises (statements=('Theorem 1',))")
     if not all(isinstance(x, str) and x.strip() for x in statements):
         raise ValueError(f"{id}: statements are labels such as 'Theorem 3.1', got {statements!r}")
     if (space is None) != (objective is None):
@@ -248,7 +243,7 @@ def check(id: str, title: str, kind: str, expected: str | Verdict, *, statements
         old = _REGISTRY.get(id)
         if old is not None and (old.func.__module__, old.func.__qualname__) != (func.__module__, func.__qualname__):
             raise ValueError(f"check id {id} registered twice ({old.module} and {func.__module__})")
-        spec = CheckSpec(id, title, kind, Verdict(expected), func, no_control, space, objective, statements, auxiliary)
+        spec = CheckSpec(id, title, kind, Verdict(expected), func, no_control, space, objective, statements)
         _REGISTRY[id] = spec
         return spec
 
