@@ -62,7 +62,12 @@ SLOW_TESTS |= {f"tests/conventions/test_contracts_existing.py::Test_{c}::test_sa
 #: The planted-at-power run of the five costliest quick checks (8-13 s each); the other ~95 rate and bound checks keep
 #: theirs in the default run, and these five keep their own planted-wrong-theory tests.
 SLOW_TESTS |= {f"tests/test_all_checks.py::test_power_claimed_is_power_shown[{c}]" for c in (
-    "dutta2023.c11", "allouah2025.c21", "su2022.c28", "werner2023.c22", "werner2023.x20")}
+    "dutta2023.c11", "allouah2025.c21", "su2022.c28", "werner2023.c22", "werner2023.x20")} | {
+    "tests/verify/test_su2022_checks.py::TestC28::test_power_claimed_is_power_shown",  # 20 s
+    "tests/verify/test_allouah2025_utility_checks.py::TestC21::test_power_claimed_is_power_shown",  # 13 s
+    "tests/verify/test_dutta2023_checks.py::TestC11::test_power_claimed_is_power_shown",  # 9 s
+    "tests/verify/test_werner2023_full_checks.py::TestC22::test_power_claimed_is_power_shown",  # 7 s
+}
 
 
 @pytest.hookimpl(tryfirst=True)  # before the -m selection of pytest's mark plugin

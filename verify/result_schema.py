@@ -34,7 +34,7 @@ VERDICTS = tuple(v.value for v in Verdict)
 REQUIRED = ("id", "paper", "title", "claim", "kind", "verdict", "expected")
 #: the Result's fields by JSON type, read from the dataclass (so that a field added to Result is known here):
 #: text fields, free-form objects (dict fields) and the fields with their own rules below
-_OWN_RULES = ("claim", "assumptions", "finding", "verdict", "expected", "arrays")
+_OWN_RULES = ("claim", "assumptions", "finding", "verdict", "expected", "arrays", "atoms")
 TEXT_FIELDS = ("verdict", "expected", *(f.name for f in fields(Result) if f.type in ("str", str)))
 DICT_FIELDS = tuple(f.name for f in fields(Result) if f.name not in _OWN_RULES and f.default_factory is dict)
 CLAIM_FIELDS = tuple(f.name for f in fields(Claim))  # all text
@@ -164,6 +164,7 @@ def _check_result(r, check_id: str) -> None:
     for k in CLAIM_FIELDS:
         _text(claim, k, "result.claim")
     _check_assumptions(r.get("assumptions", []))
+    _check_atoms(r.get("atoms", []))
     _check_finding(r.get("finding"))
     names = r.get("array_names", [])
     _need(isinstance(names, list) and all(isinstance(n, str) for n in names), "result.array_names",
@@ -181,6 +182,19 @@ def _check_assumptions(items) -> None:
             if k in a:
                 ok = isinstance(a[k], t) and (t is bool or not isinstance(a[k], bool))
                 _need(ok, f"{where}.{k}", f"expected {_TYPE_WORDS.get(t, 'a number or null')}, got {_type_name(a[k])}")
+
+
+def _check_atoms(items) -> None:
+    """Each verdict atom an object with its rule and verdict as strings and its evidence an object (free-form
+    otherwise: verify/strength.py and verify/evidence.py say what they hold)."""
+    _need(isinstance(items, list), "result.atoms", f"expected a list, got {_type_name(items)}")
+    for i, a in enumerate(items):
+        where = f"result.atoms[{i}]"
+        _need(isinstance(a, dict), where, f"expected an object, got {_type_name(a)}")
+        for k in ("atom", "verdict"):
+            _need(isinstance(a.get(k), str), f"{where}.{k}", f"expected a string, got {_type_name(a.get(k))}")
+        _need(isinstance(a.get("evidence", {}), dict), f"{where}.evidence", "expected an object")
+        _free_form(a, where)
 
 
 def _check_finding(f) -> None:

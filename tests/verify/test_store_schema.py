@@ -176,9 +176,9 @@ def test_a_field_added_to_result_is_typed_by_its_default():
     @dataclass
     class Grown(Result):
         undecided: list = field(default_factory=list)
-        atoms: int = 0
+        count: int = 0
         exact: bool = False
 
     assert other_fields(Result) == {}  # every field of today's Result has its own rule
-    assert other_fields(Grown) == {"undecided": list, "atoms": int, "exact": bool}
+    assert other_fields(Grown) == {"undecided": list, "count": int, "exact": bool}
     assert "observed" in DICT_FIELDS and "margin" in DICT_FIELDS
