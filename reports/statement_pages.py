@@ -63,8 +63,11 @@ def card_markup(c: dict, link_of: dict[str, str], finding_markup, prose) -> str:
         out.append(table(["symbol", "status", "values", "power (plant bound × x^s)"], _symbol_rows(c["symbols"]),
                          columns=["auto", "auto", "1fr", "1.4fr"], align=["left"] * 4, size="8.5pt"))
     if c["terms"]:
-        ex = [f"${t['typst']}$" for t in c["terms"] if t["exercised"]]
-        not_ex = [f"${t['typst']}$" for t in c["terms"] if not t["exercised"]]
+        seen: dict[str, bool] = {}  # a term shared by several of the statement's bounds: exercised by any of them
+        for t in c["terms"]:
+            seen[t["typst"]] = seen.get(t["typst"], False) or bool(t["exercised"])
+        ex = [f"${t}$" for t, e in seen.items() if e]
+        not_ex = [f"${t}$" for t, e in seen.items() if not e]
         if ex:
             out.append("*Terms the data needed:* " + ", ".join(ex) + ".")
         if not_ex:

@@ -77,8 +77,11 @@ def format_card(c: dict) -> str:
     if fixed:
         lines.append("  fixed (blind to them): " + "; ".join(
             f"{k} = {v['value']:.4g}" if v.get("value") is not None else f"{k} (never evaluated)" for k, v in fixed))
-    ex = [t["term"] for t in c["terms"] if t["exercised"]]
-    not_ex = [t["term"] for t in c["terms"] if not t["exercised"]]
+    seen: dict[str, bool] = {}  # a term shared by several of the statement's bounds: exercised by any of them
+    for t in c["terms"]:
+        seen[t["term"]] = seen.get(t["term"], False) or bool(t["exercised"])
+    ex = [t for t, e in seen.items() if e]
+    not_ex = [t for t, e in seen.items() if not e]
     if ex:
         lines.append("  terms exercised: " + "; ".join(ex))
     if not_ex:

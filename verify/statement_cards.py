@@ -7,8 +7,9 @@ Results, never typed by hand:
 * **verdict.** ``violated`` when a check of it is violated (an erratum when that check's finding is one), else
   ``not_reproduced`` or ``inconclusive`` when one is, else ``holds``; ``not_checked`` when no check exercises it
   (the Statement says why).
-* **margin, tightness.** Those of the binding atom: among the verdict atoms of its checks that evaluated one of its
-  Bounds (all of their atoms when none did), the one closest to failing (smallest slack, verify/strength.py).
+* **margin, tightness.** Those of the binding atom: among the verdict atoms of the checks that gave the statement its
+  verdict, those that evaluated one of its Bounds (all of their atoms when none did), the one closest to failing
+  (smallest slack, verify/strength.py) for a statement that holds, else the first that reached its verdict.
 * **symbols.** Each symbol of its Bounds, from the atoms that evaluated those Bounds (verify/evidence.py):
   ``varied`` when the atoms together gave it at least two values (its range, and the power: the smallest exponent
   ``s`` of a plant ``bound * x**s`` some atom would have called violated, ``up`` for s > 0 and ``down`` for s < 0),
@@ -128,7 +129,9 @@ def card(statement, results: list[Result], check_ids: list[str] | None = None) -
                 "hypotheses": [{"name": h.name, "status": "assumed"} for h in statement.hypotheses], "errata": []}
     verdict = _verdict(results)
     atoms = _atoms_of(statement, results)
-    pool = atoms or [{**a, "check": r.id} for r in results for a in r.atoms]
+    deciding = {r.id for r in results if r.verdict.value == verdict}  # the checks that gave the statement its verdict
+    pool = [a for a in atoms if a["check"] in deciding] or [
+        {**a, "check": r.id} for r in results if r.id in deciding for a in r.atoms]
     same = [a for a in pool if a.get("verdict") == verdict] or pool
     binding = min(same, key=_slack) if same and verdict == "holds" else (same[0] if same else None)
     symbols = {name: symbol_coverage(name, atoms) for name in statement.symbols}

@@ -56,7 +56,7 @@ C3_CLAIM = Claim(
 
 
 @check("buttaci2024.c03", "beta = 1 and alpha = 0 give FedAvg's iterates and factors (but not its floor)", "identity",
-       "holds")
+       "holds", statements=("eq. (9)", "Lemma A3", "Lemma B3"))
 def c03_reductions(ctx: Context, *, factors: dict = B.FACTORS, T: int = 12, E: int = 5, sigma2: float = 0.09,
                    h: float = 1.0, points: int = 200) -> Result:
     """Claim 3: (i) trajectories of the perturbed method at beta = 1 and FedProx at alpha = 0 equal FedAvg's bit
@@ -134,7 +134,7 @@ C5_CLAIM = Claim(
 
 
 @check("buttaci2024.c05", "On identical quadratics the per-round error ratio equals kappa(lambda_min) to 1e-9",
-       "identity", "holds")
+       "identity", "holds", statements=("Lemma A3", "Lemma B3"))
 def c05_exact_contraction(ctx: Context, *, factors: dict = B.FACTORS, Es=(1, 5, 20), alphas=(0.0, 1.0),
                           betas=(0.1, 0.5, 0.9), rounds: int = 3, rtol: float = 1e-9) -> Result:
     """Claim 5: SC-Q1 (d = 5, C = 4, mu = 0.5, L = 2), deterministic, wbar_00 - w* along the lambda_min
@@ -197,7 +197,7 @@ C6_CLAIM = Claim(
 
 
 @check("buttaci2024.c06", "Lemma factors order ours < FedAvg < FedProx for E >= 2 and coincide at E = 1", "identity",
-       "holds")
+       "holds", statements=("Lemma A3", "Lemma B3", "eq. (9)"))
 def c06_ordering(ctx: Context, *, factors: dict = B.FACTORS, mu_over_L=(1e-4, 1e-2, 0.25, 1.0), Es=(1, 2, 5, 10, 100),
                  betas=(0.1, 0.5, 0.9), alphas=(0.1, 1.0, 10.0)) -> Result:
     """Claim 6 on its grid, L = 1, with the common step gamma = 1/(2E(L + max alpha)) (within every lemma's
@@ -271,7 +271,8 @@ C7_CLAIM = Claim(
 
 @check("buttaci2024.c07", "The relaxation chain lemma <= theorem before mu <= L <= theorem holds at the theorem steps",
        "bound", "holds", no_control="inequalities between the paper's contraction factors (formulas on a grid), not a "
-                                    "property an algorithm could lack", space=S.C07_SPACE, objective=S.C07_OBJECTIVE)
+                                    "property an algorithm could lack", space=S.C07_SPACE, objective=S.C07_OBJECTIVE,
+       statements=("Theorem 1", "Theorem 3"))
 def c07_relaxation_chain(ctx: Context, *, factors: dict = B.FACTORS, tight_ours: Bound = B.KAPPA_THM3_TIGHT,
                          theorem_ours: Bound = B.KAPPA_THM3, tight_prox: Bound = B.KAPPA_THM1_TIGHT,
                          theorem_prox: Bound = B.KAPPA_THM1, mu_over_L=(1e-4, 1e-2, 0.25, 1.0),
@@ -342,7 +343,7 @@ C8_CLAIM = Claim(
 
 
 @check("buttaci2024.c08", "For mu << L (the experiments' mu/L <= 1e-4) the speedup 3/(beta+2) of eq. (9) is an artifact "
-       "of mu <= L: the proofs' factors support at most 1.00003", "erratum", "violated")
+       "of mu <= L: the proofs' factors support at most 1.00003", "erratum", "violated", statements=("eq. (9)",))
 def c08_speedup_artifact(ctx: Context, *, claimed=B.SPEEDUP_THEOREM, supported=B.SPEEDUP_TIGHT,
                          betas=(0.5, 0.7, 0.9), experiment_mu_over_L: float = 1e-4, E: int = 10,
                          rtol: float = 0.01, regime=(1e-4, 1e-2, 0.25, 0.9, 1.0)) -> Result:
@@ -457,7 +458,7 @@ C9_CLAIM = Claim(
 
 
 @check("buttaci2024.c09", "Observed per-round contraction vs lemma and theorem factors for the three methods (SC-Q2)",
-       "bound", "holds", space=S.C09_SPACE, objective=S.C09_OBJECTIVE)
+       "bound", "holds", space=S.C09_SPACE, objective=S.C09_OBJECTIVE, statements=("Theorem 1", "Theorem 3", "eq. (9)"))
 def c09_observed_contraction(ctx: Context, *, factors: dict = B.FACTORS, lemma_fedavg: Bound = B.KAPPA_AVG,
                              lemma_fedprox: Bound = B.KAPPA_A3, lemma_ours: Bound = B.KAPPA_B3, Es=(1, 2, 5, 10, 20),
                              alpha: float = 1.0, beta: float = 0.5, sigma2: float = 0.09, T: int = 30,
@@ -594,7 +595,7 @@ C16_CLAIM = Claim(
 @check("buttaci2024.c16", "Lemma B3 as printed (kappa D_t + A) at its largest admissible step 1/(2L), E = 20: holds, "
        "vacuously; beta = 0.1 diverges (a remark on the step condition)", "bound", "holds", no_control=(
     "Lemma B3 is a per-round inequality of the paper's analysis of one method, checked on deterministic runs: no "
-    "property an algorithm could lack is claimed"))
+    "property an algorithm could lack is claimed"), statements=("Lemma B3", "Fig. 12"))
 def c16_stability(ctx: Context, *, factor=B.KAPPA_B3, additive=B.A_B3, gamma: float | None = None,
                   betas=(0.1, 0.5, 0.9), E: int = 20, rounds: int = 4, rtol: float = 1e-9) -> Result:
     """Lemma B3 (Appendix B, eqs. 122-123) as printed: D_{t+1} <= kappa D_t + A_t and kappa <= 1 - mu gamma, with

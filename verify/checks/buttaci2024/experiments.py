@@ -40,7 +40,7 @@ C18_CLAIM = Claim(
 
 
 @check("buttaci2024.c18", "Both readings of E: E disjoint mini-batches (Algorithm 1) vs E epochs of ceil(N_i/B) steps",
-       "identity", "holds")
+       "identity", "holds", statements=("Algorithm 1", "Table 2"))
 def c18_local_steps(ctx: Context, *, steps_rule=paper_steps, E: int = 4, batch_size: int = 8, gamma: float = 0.05) -> Result:
     """Claim 18 on SC-LR (binary logistic regression, lambda = 0.1, d = 10, C = 10 clients with 24-60 samples):
     (i) the steps each client takes and how often each sample is used, per reading, against the paper's counts;
@@ -227,7 +227,7 @@ def _table1(ctx: Context, claim: Claim, *, rounding, threshold: float, printed: 
 
 
 @check("buttaci2024.c19", "Table 1 as printed: every speedup is rounds(FedAvg)/rounds(method) to one decimal",
-       "erratum", "violated")
+       "erratum", "violated", statements=("Table 1",))
 def c19_table1(ctx: Context, *, rounding=B.round_half_up, threshold: float = 0.75,
                printed: dict = B.TABLE1_PRINTED) -> Result:
     """Table 1 as printed (Claim 19, 7 item 17): every printed speedup must be the ratio of the printed round counts,
@@ -244,7 +244,7 @@ X03_CLAIM = Claim(
 
 
 @check("buttaci2024.x03", "Table 1 apart from its one inconsistent cell: the speedups follow from the round counts",
-       "identity", "holds")
+       "identity", "holds", statements=("Table 1",))
 def x03_table1_repaired(ctx: Context, *, rounding=B.round_half_up, threshold: float = 0.75,
                         printed: dict = B.TABLE1_PRINTED) -> Result:
     """The repair of c19: the same comparison with the cell of docs/papers/buttaci2024.md §7 item 17 (B.TABLE1_KNOWN_QUIRK) excused."""

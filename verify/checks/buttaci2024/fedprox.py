@@ -68,7 +68,8 @@ def _stationary_gap(H, c, P, w_star, *, gamma: float, E: int, alpha: float, sigm
 
 
 @check("buttaci2024.x05", "Raising alpha shrinks FedProx's floor by at least L/(L+alpha) at Theorem 1's step "
-       "1/(2E(L+alpha)) (exact stationary error); at a fixed step it does not (control)", "bound", "holds")
+       "1/(2E(L+alpha)) (exact stationary error); at a fixed step it does not (control)", "bound", "holds",
+       statements=("Theorem 1", "Section 5"))
 def x05_alpha_floor(ctx: Context, *, factor: Bound = B.FLOOR_ALPHA_FACTOR, floor: Bound = B.FLOOR_1,
                     alphas=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0), hs=(0.0, 2.0), sigma2: float = 0.09, E: int = 5,
                     control_alphas=(0.1, 0.3, 1.0, 3.0, 10.0)) -> Result:
@@ -186,7 +187,8 @@ X06_CLAIM = Claim(
 
 @check("buttaci2024.x06", "FedProx's 'two extra terms' O(G^2/sqrt T) and O(G^2/T^{3/2}) are Theorem 2's terms that vanish "
        "at alpha = 0", "identity", "holds",
-       no_control="a statement about the printed bound's terms, checked symbolically: no algorithm runs")
+       no_control="a statement about the printed bound's terms, checked symbolically: no algorithm runs",
+       statements=("Theorem 2", "Section 1"))
 def x06_extra_terms(ctx: Context, *, theorem_2: Bound = B.THM2, orders=((1, -0.5), (1, -1.5))) -> Result:
     """Theorem 2 with L_alpha kept as a symbol (the printed form, THM2_TERMS; their sum with L_alpha = L + alpha must
     equal ``theorem_2`` exactly). Its terms that vanish at alpha = 0 are the ones FedAvg (Theorem 2 at alpha = 0) lacks;
@@ -252,7 +254,8 @@ X07_CLAIM = Claim(
 
 @check("buttaci2024.x07", "Section 5's iteration complexities follow from Theorems 2 and 4 and favour the perturbed "
        "method at order eps^{-2}, by 4x at beta = 1 where it is FedAvg (a comparison of proofs)", "identity", "holds",
-       no_control="a statement about the printed bounds, checked symbolically: no algorithm runs")
+       no_control="a statement about the printed bounds, checked symbolically: no algorithm runs",
+       statements=("Section 5",))
 def x07_iteration_complexity(ctx: Context, *, theorem_2: Bound = B.THM2, theorem_4: Bound = B.THM4,
                              fedprox_terms: dict = B.T_EPS_FEDPROX, ours_terms: dict = B.T_EPS_OURS,
                              alphas=(0.0, 0.1, 0.5, 1.0, 2.0, 5.0, 20.0, 100.0)) -> Result:
@@ -428,7 +431,7 @@ X08_CLAIM = Claim(
 
 @check("buttaci2024.x08", "Lemma B3 needs the strong convexity its title states: under its list 'Assumptions 1 to 4' "
        "alone one round moves away from w* by more than A on a smooth nonconvex function; with Assumption 5 it holds",
-       "counterexample", "reproduced")
+       "counterexample", "reproduced", statements=("Lemma B3",))
 def x08_lemma_b3_nonconvex(ctx: Context, *, factor: Bound = B.KAPPA_B3, additive: Bound = B.A_B3, w0: float = 8.0,
                            beta: float = 0.5, E: int = 5, sigma2: float = 1e-3, mu: float = 0.0) -> Result:
     """Two identical clients (C = 2, p = (1/2, 1/2), S = 1/2, Gamma = 0 exactly) with f_i(w) = 2 log(1 + w^2) + log(1 +

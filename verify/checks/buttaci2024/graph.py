@@ -57,7 +57,7 @@ C1_CLAIM = Claim(
 
 
 @check("buttaci2024.c01", "The similarity graph follows Definitions 1-2 (fixtures, random data, sign convention)",
-       "identity", "holds")
+       "identity", "holds", statements=("Definition 1", "Definition 2", "Algorithm 1"))
 def c01_similarity_graph(ctx: Context, *, mis_definition=definition_mis, weight_definition=definition_weight,
                          C: int = 8, n: int = 40, dx: int = 6) -> Result:
     """Claim 1. Fixtures: identical messages (mis = 0, A = +inf: clipped to -ln 1e-12 and reported), opposite
@@ -143,7 +143,8 @@ C2_CLAIM = Claim(
     "tilde(w) = beta w + (1-beta) u = arg min_(w') beta/2 norm(w' - w)^2 + (1-beta)/(2 p_i) sum_n p_(i n) norm(w' - w^n)^2")
 
 
-@check("buttaci2024.c02", "The perturbed point beta w + (1-beta) u minimises eq. (4)", "identity", "holds")
+@check("buttaci2024.c02", "The perturbed point beta w + (1-beta) u minimises eq. (4)", "identity", "holds",
+       statements=("Section 2",))
 def c02_perturbed_point(ctx: Context, *, perturbation=perturbed_point, C: int = 6, d: int = 5, numerical: int = 5,
                         tol: float = 1e-12) -> Result:
     """Claim 2: for random w, {w^n}, symmetric p_in and beta, the gradient of the eq.-(4) objective at the closed
@@ -228,7 +229,7 @@ def _m1_residual(prob, weights, methods, w0, *, T, E, R, gen, participation=None
 
 
 @check("buttaci2024.c04", "Lemma M1: the weighted perturbed points average to beta wbar_k + (1-beta) wbar_0", "identity",
-       "holds")
+       "holds", statements=("Lemma 1",))
 def c04_lemma_m1(ctx: Context, *, identity=lemma_m1, betas=(0.2, 0.5, 0.9), T: int = 6, E: int = 5,
                  sigma2: float = 0.09, tol: float = 1e-10, power: float = 1e-6) -> Result:
     """Claim 4 on SC-Q2 (h = 1, sigma^2 = 0.09) with the paper's symmetric weights, every (t, k): relative
@@ -286,7 +287,7 @@ C20_CLAIM = Claim(
 
 
 @check("buttaci2024.c20", "Partitions: a = 0 balanced, b = 0 equal sizes, misalignment rises with a (Fig. 6)",
-       "identity", "holds")
+       "identity", "holds", statements=("Fig. 6",))
 def c20_partitions(ctx: Context, *, partition=part.partition, a_grid=(0.1, 1.0, 10.0, 100.0), N: int = 1000,
                    C: int = 20, K: int = 10, dx: int = 8, noise: float = 0.3) -> Result:
     """Claim 20: (i) a = 0 gives every client equal class counts (N/(CK) each) and b = 0 equal sizes N/C; (ii) the

@@ -78,7 +78,7 @@ C10_CLAIM = Claim(
 
 @check("buttaci2024.c10", "Per-round progress stays within Lemma A3/B3 (kappa D_t + A), with its slack", "bound", "holds",
        no_control="a per-round inequality of the paper's analysis, checked for each method on its own runs: no "
-                  "property one method has and a baseline lacks is claimed")
+                  "property one method has and a baseline lacks is claimed", statements=("Lemma A3", "Lemma B3"))
 def c10_per_round_lemma(ctx: Context, *, kappa_fedavg: Bound = B.KAPPA_AVG, kappa_fedprox: Bound = B.KAPPA_A3,
                         kappa_ours: Bound = B.KAPPA_B3, additive_fedprox: Bound = B.A_A3, additive_ours: Bound = B.A_B3,
                         hs=(0.0, 1.0), alphas=(0.0, 1.0), betas=(0.2, 0.5, 0.9), sigma2: float = 0.09, E: int = 5,
@@ -157,7 +157,8 @@ C11_CLAIM = Claim(
 
 @check("buttaci2024.c11", "Deviation lemmas A1/A2 and B1/B2 hold at every (t, k, i)", "bound", "holds",
        no_control="inequalities of the paper's analysis that follow from Assumption 3 by Jensen and Young for any "
-                  "distribution of the iterates: no property an algorithm could lack")
+                  "distribution of the iterates: no property an algorithm could lack",
+       statements=("Lemma A1", "Lemma A2", "Lemma B1", "Lemma B2"))
 def c11_deviation_lemmas(ctx: Context, *, lemma_a1: Bound = B.LEMMA_A1, lemma_a2: Bound = B.LEMMA_A2,
                          lemma_b1: Bound = B.LEMMA_B1, lemma_b2: Bound = B.LEMMA_B2, lemma_b2_121: Bound = B.LEMMA_B2_EQ121,
                          lemmas: dict | None = None, alphas=(0.0, 1.0), betas=(0.2, 0.5, 0.9),
@@ -253,7 +254,8 @@ C12_CLAIM = Claim(
 
 @check("buttaci2024.c12", "Theorem 1/3 curves (and the proofs' intermediate forms) bound E f - f* at every round", "bound",
        "holds", no_control="the theorems' curves against each method's own runs: no property one method has and a "
-                           "baseline lacks is claimed (the speedup claim is tested in c08 and x01)")
+                           "baseline lacks is claimed (the speedup claim is tested in c08 and x01)",
+       statements=("Theorem 1", "Theorem 3"))
 def c12_theorem_curves(ctx: Context, *, theorem_1: Bound = B.THM1, theorem_3: Bound = B.THM3,
                        kappa_fedavg: Bound = B.KAPPA_AVG, kappa_fedprox: Bound = B.KAPPA_A3, kappa_ours: Bound = B.KAPPA_B3,
                        additive_fedprox: Bound = B.A_A3, additive_ours: Bound = B.A_B3, theorems: dict | None = None,
@@ -358,7 +360,7 @@ def _slope_words(bound_slope: float) -> str:
 
 @check("buttaci2024.c13", "Theorem 3's floor holds for every beta; the observed floor does not grow like 1/beta^2",
        "bound", "holds", no_control="Theorem 3's floor against the exact stationary error of the same method for each "
-                                    "beta: no property a baseline lacks is claimed")
+                                    "beta: no property a baseline lacks is claimed", statements=("Theorem 3",))
 def c13_floor_scaling(ctx: Context, *, floor=B.FLOOR_3, betas=tuple(np.round(np.arange(0.1, 1.01, 0.1), 1)),
                       h: float = 2.0, sigma2: float = 0.09, E: int = 5, T: int = 30, small_beta: float = 0.5) -> Result:
     """Claim 13 on SC-Q2 (h = 2, sigma^2 = 0.09, E = 5, gamma = 1/(2LE)), beta in {0.1, ..., 1.0} (1.0 is FedAvg, outside
@@ -450,7 +452,7 @@ C14_CLAIM = Claim(
 
 @check("buttaci2024.c14", "The floors bound the heterogeneity-driven error, which grows linearly in Gamma", "bound",
        "holds", no_control="the theorems' floors against each method's own exact fixed point: no property a baseline "
-                           "lacks is claimed")
+                           "lacks is claimed", statements=("Theorem 1", "Theorem 3"))
 def c14_heterogeneity(ctx: Context, *, floor_1: Bound = B.FLOOR_1, floor_3: Bound = B.FLOOR_3, floors: dict | None = None,
                       hs=(0.25, 0.5, 1.0, 2.0, 4.0), alpha: float = 1.0,
                       beta: float = 0.5, E: int = 5, T: int = 40, tol: float = 0.05) -> Result:

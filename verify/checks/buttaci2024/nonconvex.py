@@ -51,7 +51,8 @@ C15_CLAIM = Claim(
 
 @check("buttaci2024.c15", "Nonconvex: the average gradient norm within Theorems 2/4, every round within Lemmas A4/B4",
        "bound", "holds", no_control="the theorems and lemmas against each method's own runs: no property one method has "
-                                    "and a baseline lacks is claimed")
+                                    "and a baseline lacks is claimed",
+       statements=("Theorem 2", "Theorem 4", "Lemma A4", "Lemma B4"))
 def c15_nonconvex(ctx: Context, *, theorem_2: Bound = B.THM2, theorem_4: Bound = B.THM4, additive_a4: Bound = B.A_A4,
                   additive_b4: Bound = B.A_B4, theorems: dict | None = None, Ts=None, Es=(1, 5, 20), alpha: float = 1.0,
                   beta: float = 0.5) -> Result:
@@ -145,7 +146,8 @@ C17_CLAIM = Claim(
     "E_\"opt\" = (cal(A)/(2 cal(B)))^(2/3) T^(1/3), r(E_\"opt\") = 3 dot 2^(-2/3) cal(A)^(2/3) cal(B)^(1/3) T^(-2/3)")
 
 
-@check("buttaci2024.c17", "Corollary 1's E_opt and rate match the minimiser of r(E) to 1e-9", "identity", "holds")
+@check("buttaci2024.c17", "Corollary 1's E_opt and rate match the minimiser of r(E) to 1e-9", "identity", "holds",
+       statements=("Corollary 1",))
 def c17_corollary1(ctx: Context, *, corollary=B.Corollary1, instances: int = 20, rtol: float = 1e-9,
                    Ts=None, Es=(1, 2, 4, 8, 16), beta: float = 0.5) -> Result:
     """Claim 17: (i) the closed forms against a numerical minimisation of r(E) over real E > 0 (our reading (docs/papers/buttaci2024.md) test
@@ -231,7 +233,7 @@ X04_CLAIM = Claim(
 
 
 @check("buttaci2024.x04", "The proof step eq. (76) of Lemma A4 as printed ('Peter-Paul's inequality' with "
-       "coefficients 1/2 and 1/8) holds for all vectors", "erratum", "violated")
+       "coefficients 1/2 and 1/8) holds for all vectors", "erratum", "violated", statements=("Lemma A4",))
 def x04_eq76_young(ctx: Context, *, coefficients=(0.5, 0.125), alpha: float = 1.0, gamma: float = 0.05,
                    L: float = 2.0, d: int = 3, samples: int = 2000) -> Result:
     """Eq. (76) (proof of Lemma A4) as the vector inequality the step asserts: (L/2)||alpha gamma u - gamma g||^2 <=

@@ -76,7 +76,8 @@ X01_CLAIM = Claim(
 @check("buttaci2024.x01", "PEPit (mu/L in {0.9, 0.25, 0.01}, E <= 4; theorem steps): the "
        "lemma and theorem factors bound the worst-case round contraction, loosely", "bound", "holds",
        no_control="each method's certified worst-case round contraction against its own factors: no property one "
-                  "method has and a baseline lacks is claimed (the speedup is reported beside, and tested in c08)", space=S.X01_SPACE, objective=S.X01_OBJECTIVE)
+                  "method has and a baseline lacks is claimed (the speedup is reported beside, and tested in c08)", space=S.X01_SPACE, objective=S.X01_OBJECTIVE,
+       statements=("Lemma A3", "Lemma B3", "eq. (9)"))
 def x01_pep_certification(ctx: Context, *, lemma_fedavg: Bound = B.KAPPA_AVG, lemma_fedprox: Bound = B.KAPPA_A3,
                           lemma_ours: Bound = B.KAPPA_B3, tight_fedavg: Bound = B.KAPPA_THM_AVG_TIGHT,
                           tight_fedprox: Bound = B.KAPPA_THM1_TIGHT, tight_ours: Bound = B.KAPPA_THM3_TIGHT,
@@ -244,7 +245,7 @@ def additive_floor(additive, *, mu: float, L: float, gamma: float, E: int, beta:
 @check("buttaci2024.x02", "PEPit: Lemma B3 as printed (kappa + A) at its largest admissible step holds, vacuously; "
        "beta = 0.1 diverges (a remark)", "bound", "holds",
        no_control="Lemma B3, a per-round inequality of the paper's analysis of one method, against its certified worst "
-                  "case: no property an algorithm could lack is claimed")
+                  "case: no property an algorithm could lack is claimed", statements=("Lemma B3",))
 def x02_pep_lemma_b3_step(ctx: Context, *, factor=B.KAPPA_B3, additive=B.A_B3, L: float = 1.0, mu_over_L: float = 0.25,
                           E: int = 5, betas=(0.1, 0.5, 0.9), solver: str = pep.DEFAULT_SOLVER) -> Result:
     """Lemma B3 (Appendix B, eqs. 122-123) as a worst-case statement at gamma = 1/(2L) (admissible for every beta

@@ -111,7 +111,8 @@ def rounds_to(curve: np.ndarray, c: float) -> np.ndarray:
        "reaches FedAvg's accuracy threshold in fewer rounds than FedAvg (digits 8x8 in place of FEMNIST)", "bound",
        "not_reproduced",
        no_control="the claim is itself a comparison against FedAvg, the same Algorithm 1 without the perturbation "
-                  "(beta = 1), run in one batch on the same partitions, graph and rounds")
+                  "(beta = 1), run in one batch on the same partitions, graph and rounds",
+       statements=("Table 1", "Fig. 2"))
 def x20_table1(ctx: Context, *, theory: Bound = TABLE1_SPEEDUP, betas=(0.5, 0.7), clients: int | None = None,
                a_imbalanced: float = 10.0, b_imbalanced: float = 1.0, E: int = 10, gamma: float | None = None,
                lam: float = 1e-4, T: int | None = None, threshold_share: float = 0.75 / 0.802) -> Result:

@@ -64,7 +64,7 @@ def _spectrum(X: np.ndarray, clients: list[np.ndarray], dtype, device) -> np.nda
 @check("buttaci2024.x09", "Fig. 7: the Laplacian spectrum moves to lower eigenvalues as class imbalance grows, and data "
        "imbalance moves it more in homogeneous networks (bundled digits, C = 100)", "identity", "holds",
        no_control="a property of the similarity graph of partitioned data, not of an algorithm; the balanced "
-                  "partition (a = 0) is the reference inside the check")
+                  "partition (a = 0) is the reference inside the check", statements=("Fig. 7",))
 def x09_laplacian_spectrum(ctx: Context, *, a_grid=(0.0, 1.0, 10.0, 100.0), b_grid=(0.0, 1.0), C: int = 100,
                            data: str | None = None) -> Result:
     """Per replicate (an independent partition per (a, b)): the nonzero eigenvalues of L = diag(A 1) - A for the

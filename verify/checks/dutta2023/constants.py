@@ -77,7 +77,7 @@ def _ratio_profile(gap, grad, x_star, rng, radii, directions: int = 16) -> np.nd
 # C1: smoothness constants
 # =========================================================================================================
 @check("dutta2023.c01", "Assumption 1: L = 4 max||A^i||^2 for problem (11) and 2 max||A^i||^2 for least squares",
-       "assumption", "holds")
+       "assumption", "holds", statements=("Assumption 1",))
 def c01_smoothness(ctx: Context, *, curvature: dict | None = None, lower_fraction: float = 0.9,
                    rtol: float = 1e-6) -> Result:
     """Claim 1: L_hat (sampled pairs + Hessian power iteration, both lower bounds of L) on P1-Gauss and LS must
@@ -141,7 +141,7 @@ PL_CASES = {"LS": ("ls", dict(rows=2000, dim=5)), "P1-iso": ("p1", dict(isotropi
 
 
 @check("dutta2023.c02", "Assumption 2: the sampled PL constant matches the exact values (least squares, isotropic (11), "
-       "the non-convex variant)", "assumption", "holds")
+       "the non-convex variant)", "assumption", "holds", statements=("Assumption 2",))
 def c02_pl_constant(ctx: Context, *, iso_theory: Callable[[float], tuple] = D.isotropic_pl_constant,
                     p1_bounds: Callable = D.p1_pl_bounds, karimi_mu: float = 1.0 / 32, ls_rtol: float = 0.01,
                     iso_rtol: float = 0.005, cases=tuple(PL_CASES)) -> Result:
@@ -217,7 +217,7 @@ def c02_pl_constant(ctx: Context, *, iso_theory: Callable[[float], tuple] = D.is
 # C3: quadratic growth and error bound with the same mu
 # =========================================================================================================
 @check("dutta2023.c03", "Assumption 2: quadratic growth and the error bound hold with the estimated mu", "assumption",
-       "holds")
+       "holds", statements=("Assumption 2",))
 def c03_growth_consistency(ctx: Context, *, mu_rule: Callable[[dict], float] = lambda c: c["mu"].value,
                            points: int | None = None, rtol: float = 1e-9, cases=tuple(PL_CASES)) -> Result:
     """Claim 3: with mu = min(mu_PL, mu_QG) (``mu_rule`` picks it from the estimated constants, or ``mu_local``, the
@@ -280,7 +280,8 @@ def c03_growth_consistency(ctx: Context, *, mu_rule: Callable[[dict], float] = l
 # =========================================================================================================
 # C4: problem (11) is convex (the paper calls it non-convex)
 # =========================================================================================================
-@check("dutta2023.c04", "Problem (11) is convex although the paper calls it non-convex (erratum)", "erratum", "violated")
+@check("dutta2023.c04", "Problem (11) is convex although the paper calls it non-convex (erratum)", "erratum", "violated",
+       statements=("eq. (11)",))
 def c04_convexity(ctx: Context, *, kappa: float = 1.0, points: int | None = None, hessian_points: int | None = None,
                   eig_tol: float = 1e-8) -> Result:
     """Claim 4: the paper's claim 'problem (11) is non-convex' against 1e4 midpoint tests and lambda_min(grad^2 q^i) at
@@ -370,7 +371,8 @@ def c04_convexity(ctx: Context, *, kappa: float = 1.0, points: int | None = None
 # =========================================================================================================
 # C5: problem (12) violates Assumptions 1 and 2
 # =========================================================================================================
-@check("dutta2023.c05", "Problem (12) is not smooth and not PL: it lies outside Theorem 1", "assumption", "holds")
+@check("dutta2023.c05", "Problem (12) is not smooth and not PL: it lies outside Theorem 1", "assumption", "holds",
+       statements=("eq. (12)",))
 def c05_problem12(ctx: Context, *, lipschitz_exponent: float = -1.0, hs=tuple(np.logspace(-1, -7, 7)),
                   tol: float = 0.05, rounds: int = 200) -> Result:
     """Claim 5: the gradient-Lipschitz ratio of q^i = 1/(1 + exp(-||A^i x - b^i||)) across the zero-residual set grows
@@ -446,7 +448,7 @@ REDUNDANCY_CASES = tuple([(f"l={l}, d=10, f={f}", l, 10, f, 0.0) for l in (1, 2,
 
 
 @check("dutta2023.c06", "2f-redundancy (Definition I.1) is classified correctly, and label noise breaks it",
-       "assumption", "holds")
+       "assumption", "holds", statements=("Definition I.1",))
 def c06_redundancy(ctx: Context, *, predict: Callable = D.redundancy_by_rank, n_sample: int | None = None,
                    cases=REDUNDANCY_CASES) -> Result:
     """Claim 6: the procedure of docs/papers/dutta2023.md §1.4 (:func:`analytic.redundancy.general_redundancy`) on P1-Gauss (N = 50) must
@@ -503,7 +505,7 @@ def c06_redundancy(ctx: Context, *, predict: Callable = D.redundancy_by_rank, n_
 # C7: common stationarity (R2)
 # =========================================================================================================
 @check("dutta2023.c07", "Definition I.1: the honest gradients all vanish at x*_H under 2f-redundancy, not with label noise",
-       "assumption", "holds")
+       "assumption", "holds", statements=("Definition I.1",))
 def c07_common_stationarity(ctx: Context, *, stationary_when_noisy: bool = False, noise: float = 0.1,
                             tol_exact: float = 1e-8, tol_noisy: float = 1e-3, rounds: int = 300) -> Result:
     """Claim 7: max_i ||grad q^i(x*_H)|| / max_i ||grad q^i(x_0)|| <= 1e-8 with realizable labels, > 1e-3 with label
@@ -590,7 +592,7 @@ def _ce_instances(ctx: Context, count: int):
 
 
 @check("dutta2023.c08", "The CE filter's properties (a)-(g): N - f kept, the kept are the closest to x_k, ...",
-       "identity", "holds")
+       "identity", "holds", statements=("Algorithm 1", "eq. (15)"))
 def c08_ce_properties(ctx: Context, *, aggregator: Callable = comparative_elimination, instances: int | None = None) -> Result:
     """Claim 8 on random instances (N in [3, 30], f < N/2, f_act <= f, d in [1, 8]): (a) exactly N - f kept and averaged;
     (b) max kept distance <= min eliminated; (c) f = 0 gives the mean; (d) a vector farther than every honest one is
@@ -672,7 +674,7 @@ PAPER_F_WORDS = ("we vary the number of byzantine agents f=2,5,8,10", "The obser
 
 @check("dutta2023.c09", "The paper's simulations with f = 8, 10 (N = 50) lie outside condition (9) on any data, with "
        "Assumption 2 read globally (erratum); read at the iterates only f > 12 is excluded",
-       "erratum", "violated")
+       "erratum", "violated", statements=("Theorem 1",))
 def c09_condition9(ctx: Context, *, mu_over_L_max=None, paper_f=(2, 5, 8, 10),
                    N: int = N_AGENTS, cases=CONDITION9_CASES) -> Result:
     """Theorem 1 needs condition (9), f/(N - f) <= mu/(3L) (``mu_over_L_max`` None: the proven 1/2). For problem (11), mu_PL <= 2 lambda_min(M) <= L/2 on any

@@ -83,7 +83,7 @@ def _control(rows: list[dict], tol: float, attacks, what: str) -> tuple[dict, ob
 
 
 @check("dutta2023.c16", "Outside condition (9) (the paper's regime), CE with exact gradients still converges exactly",
-       "identity", "holds")
+       "identity", "holds", statements=("Remark 1",))
 def c16_outside_hypotheses(ctx: Context, *, aggregator: str = "ce", fs=(2, 5, 8, 10),
                            attacks=("A1", "A2", "A3", "A4", "A6"), control: str = "mean",
                            rounds: int | None = None, tol: float = 1e-20) -> Result:
@@ -192,7 +192,7 @@ def _paired(ce: np.ndarray, other: np.ndarray, alpha_p: float):
 @check("dutta2023.c17", "Fig. 1 (Section IV, goals 1-2): CE outperforms CWTM and multi-Krum and its error grows with f; the paper's "
        "attack is unstated", "bound", "inconclusive",
        no_control="the claim is itself a comparison: CE against CWTM and multi-Krum in one harness with paired noise (the "
-                  "competitors are its baselines; the plain mean runs beside them as context)")
+                  "competitors are its baselines; the plain mean runs beside them as context)", statements=("Fig. 1",))
 def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), others=FILTERS, context=CONTEXT_FILTERS,
                 sigmas=(1.0, 5.0), f: int = 5, fs=(0, 2, 5, 8, 10), rounds: int = 50, alpha_p: float = 0.05,
                 min_rho: float = 0.9) -> Result:
@@ -323,7 +323,7 @@ def c17_filters(ctx: Context, *, attacks=("A1", "A2", "A3", "A4", "A5"), others=
 # C18: fewer Byzantine agents than f
 # =========================================================================================================
 @check("dutta2023.c18", "With fewer Byzantine agents than f, CE still converges exactly (the proof assumes exactly f)",
-       "identity", "holds")
+       "identity", "holds", statements=("Section II",))
 def c18_fewer_byzantine(ctx: Context, *, f: int = 5, f_acts=(0, 2, 5), attacks=("A3", "A6"), aggregator: str = "ce",
                         control: str = "mean", rounds: int | None = None, tol: float = 1e-20) -> Result:
     """Claim 18 on LS-in-regime, alpha L = 0.1, T = 3: with f = 5 and f_act in {0, 2, 5} Byzantine agents, sigma = 0 runs
@@ -431,7 +431,7 @@ def _c19_finding(step_text: str, worst: float, need_printed: float, need_correct
 
 
 @check("dutta2023.c19", "Proof of Theorem 1: the step size mu^2/(72 L^3 T) does not give the claimed -alpha T/36 (erratum)",
-       "erratum", "violated")
+       "erratum", "violated", statements=("eq. (21)",))
 def c19_proof_constants(ctx: Context, *, step_size: sp.Expr = D.STEP_SIZE_PROOF, kappas=tuple(np.logspace(-2, 0, 41)),
                         fractions: int = 21) -> Result:
     """Claim 19: evaluate step 9's coefficient of E||grad q^H||^2 (as printed, |B_k| = f) at alpha = ``step_size`` over
@@ -503,7 +503,7 @@ def c19_proof_constants(ctx: Context, *, step_size: sp.Expr = D.STEP_SIZE_PROOF,
 # C20: 2f-redundancy is needed
 # =========================================================================================================
 @check("dutta2023.c20", "Without 2f-redundancy (label noise) CE stalls at a floor growing like noise^2, even with exact "
-       "gradients", "counterexample", "reproduced")
+       "gradients", "counterexample", "reproduced", statements=("Definition I.1",))
 def c20_redundancy_needed(ctx: Context, *, f: int = 2, noises=(0.0, 0.05, 0.1, 0.2), rounds: int | None = None,
                           exponent: float = 2.0, tol: float = 0.5) -> Result:
     """Claim 20 on LS-in-regime with label noise eps in {0, 0.05, 0.1, 0.2} (the same noise direction, scaled), sigma = 0,

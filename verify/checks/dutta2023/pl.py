@@ -72,7 +72,7 @@ def _local_round(problem, xbar: torch.Tensor, *, alpha: float, T: int, sigma: fl
 # x02: the inequalities (13a)-(13c)
 # =========================================================================================================
 @check("dutta2023.x02", "Proof of Theorem 1, eq. (13a)-(13c): the honest local iterates stay within the printed distances "
-       "of x*_H and x_k, on a non-convex PL problem", "bound", "holds")
+       "of x*_H and x_k, on a non-convex PL problem", "bound", "holds", statements=("eq. (13)",))
 def x02_lemma13(ctx: Context, *, bound_a: Bound = D.LEMMA_13A, bound_b: Bound = D.LEMMA_13B, bound_c: Bound = D.LEMMA_13C,
                 radii=(0.0, 0.3, 0.8, 1.2, 1.5, 1.8, 2.2, 3.0), Ts=(1, 3), sigma: float = 1.0, f: int = 2,
                 kappa: float = NC_KAPPA, control_spread: float = 3.0) -> Result:
@@ -225,7 +225,7 @@ def mirror_farthest(honest: torch.Tensor, f: int, *, reference=None, eps: float 
 
 
 @check("dutta2023.x03", "Proof of Theorem 1: the bound on E||V_x||^2 fails, since the farthest honest agent's drift is not "
-       "one agent's (erratum)", "erratum", "violated")
+       "one agent's (erratum)", "erratum", "violated", statements=("eq. (15)",))
 def x03_vx_bound(ctx: Context, *, theory: Bound = D.VX_BOUND, repaired: Bound = D.VX_BOUND_REPAIRED, f: int = 1,
                  rounds: int = 8, sigma: float = 1.0, kappa: float = NC_KAPPA, eps: float = 1e-6) -> Result:
     """The display after (16) bounds the Byzantine perturbation of (15), V_x = (1/|H|)[sum_{B_k}(x^i_{k,T} - x_k) -
@@ -361,7 +361,8 @@ def _line_instance(ctx: Context, kappa: float):
 
 
 @check("dutta2023.x04", "Section IV, line 137: 'since the objectives satisfy the PL condition, x* is unique' is false: "
-       "problem (11) itself has PL instances with a line of minimisers (erratum)", "erratum", "violated")
+       "problem (11) itself has PL instances with a line of minimisers (erratum)", "erratum", "violated",
+       statements=("eq. (11)",))
 def x04_uniqueness(ctx: Context, *, kappas=(1.0, 3.0), starts: int = 6, tol: float = 1e-6, rounds: int = 300,
                    f: int = 2) -> Result:
     """Line 137 (after (11)): "since objectives satisfies the PL condition, the optimal solution x* will be unique for any
@@ -496,7 +497,8 @@ def _dsigmoid(r):
 
 
 @check("dutta2023.x05", "Problem (12) (Fig. 2): the paper's metric (1/|H|) sum ||grad q^i||^2 ranks a diverged run ahead of "
-       "CE at the minimiser, so it cannot judge the filter comparison (erratum)", "erratum", "violated")
+       "CE at the minimiser, so it cannot judge the filter comparison (erratum)", "erratum", "violated",
+       statements=("eq. (12)", "Fig. 2"))
 def x05_problem12_metric(ctx: Context, *, f: int = 5, attacks=("A2", "A3", "A4"), rules=("ce", "cwtm", "multikrum"),
                          sigma: float = 1.0, rounds: int = 50, T: int = 3, alpha_p: float = 0.05) -> Result:
     """Section IV (line 143) reads problem (12), q_i(x) = 1/(1 + exp(-||A_i x - b_i||)), through "the term (1/|H|)
@@ -637,7 +639,7 @@ def honest_mean(Y: torch.Tensor, f: int) -> torch.Tensor:
 
 
 @check("dutta2023.x06", "Fig. 1: CE's error exceeds the non-faulty baseline's by at most the Byzantine term of eq. (10), "
-       "under the attacks CE keeps, f = 2, 5, 8, 10", "bound", "holds")
+       "under the attacks CE keeps, f = 2, 5, 8, 10", "bound", "holds", statements=("Fig. 1",))
 def x06_baseline(ctx: Context, *, theory: Bound = D.BYZANTINE_TERM, fs=(2, 5, 8, 10),
                  attacks=("A2", "A3", "A4", "A5"), sigma: float = 1.0, rounds: int = 50, T: int = 3,
                  control: str = "mean") -> Result:

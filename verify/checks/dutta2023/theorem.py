@@ -122,7 +122,8 @@ def _radius(gap: np.ndarray, kappa: float) -> np.ndarray:
 # C10: deterministic, within hypotheses
 # =========================================================================================================
 @check("dutta2023.c10", "Theorem 1 with exact gradients: e_k <= (1 - alpha mu T/36)^k e_0 under every attack, on least "
-       "squares and on a non-convex PL problem", "bound", "holds", space=S.C10_SPACE, objective=S.C10_OBJECTIVE)
+       "squares and on a non-convex PL problem", "bound", "holds", space=S.C10_SPACE, objective=S.C10_OBJECTIVE,
+       statements=("Theorem 1",))
 def c10_deterministic(ctx: Context, *, theory: Bound = D.THEOREM_1, log_rate: Bound = D.THEOREM_1_LOG_RATE,
                       fs=(0, 2, 5, 8, 10), Ts=(1, 3), attacks=("A1", "A2", "A3", "A4", "A5", "A6"),
                       rounds: int | None = None, nc_kappa: float = NC_KAPPA, nc_f: int = 2, nc_rounds: int | None = None,
@@ -324,7 +325,7 @@ def _settling(Y: np.ndarray, rounds: np.ndarray, K: int) -> tuple[float, float, 
 
 
 @check("dutta2023.c11", "Theorem 1 with noisy gradients: the mean gap stays under eq. (10) at every round, on least squares "
-       "and on a non-convex PL problem", "bound", "holds")
+       "and on a non-convex PL problem", "bound", "holds", statements=("Theorem 1",))
 def c11_stochastic(ctx: Context, *, theory: Bound = D.THEOREM_1, fs=None, attacks=None, Ts=(1, 3),
                    sigma_factors=(0.1, 1.0, 10.0), floor_target: float = 1e-3, rounds: int | None = None,
                    floor_rounds: int | None = None, step_rule: str = "mu/(72 L^2 T) (eq. (8))", nc_kappa: float = NC_KAPPA,
@@ -522,7 +523,7 @@ def _floors(ctx: Context, inst, configs, *, f: int, n_byz: int, rounds: int, str
 
 
 @check("dutta2023.c12", "The floor of (10) in practice: proportional to sigma^2; to alpha without attack; alpha-free "
-       "under the CE-evasion attack", "rate", "holds")
+       "under the CE-evasion attack", "rate", "holds", statements=("Theorem 1", "Remark 1"))
 def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE, in_step: Bound = D.FLOOR_IN_STEP,
                       sigma_factors=(1.0, 2.0, 4.0, 8.0), step_grid=(0.02, 0.05, 0.1), f: int = 5,
                       rounds: int | None = None, tol_variance: float = 0.1, tol_step: float = 0.2,
@@ -619,7 +620,8 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
 # =========================================================================================================
 # C13: mini-batches
 # =========================================================================================================
-@check("dutta2023.c13", "Remark 1: a mini-batch of size m divides the floor by m", "rate", "holds")
+@check("dutta2023.c13", "Remark 1: a mini-batch of size m divides the floor by m", "rate", "holds",
+       statements=("Remark 1",))
 def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1, 4, 16, 64), f: int = 5,
                   tol: float = 0.1, rounds: int | None = None, control: str = "mean") -> Result:
     """Claim 13: noise N2 (mean of m N1 draws) with m in {1, 4, 16, 64}, LS-in-regime, alpha L = 0.1, T = 3: the log-log
@@ -691,7 +693,7 @@ def c13_minibatch(ctx: Context, *, theory: Bound = D.MINIBATCH_FLOOR, batches=(1
 # =========================================================================================================
 @check("dutta2023.c14", "More local steps converge faster per round (the paper's Figs. 2-3)", "rate", "holds",
        no_control="the claim compares Algorithm 1 with T local steps against itself with one (T = 1 is the run without "
-                  "the property, in the same harness); no other method is involved")
+                  "the property, in the same harness); no other method is involved", statements=("Fig. 3",))
 def c14_local_steps(ctx: Context, *, min_speedup: Bound = D.LOCAL_STEPS_SPEEDUP, per_step_low: Bound = D.PER_STEP_RATE_LOW,
                     per_step_high: Bound = D.PER_STEP_RATE_HIGH, Ts=(1, 3, 6), f: int = 5, step: float = 0.1,
                     rounds: int | None = None) -> Result:
@@ -801,7 +803,7 @@ def _c15_finding(f: int, f_claim: dict, f_ratio: dict, K: int):
 
 
 @check("dutta2023.c15", "Remark 1's O(1/k) with alpha_k ~ 1/k fails under attack: the gap stalls at a floor (erratum)",
-       "erratum", "violated")
+       "erratum", "violated", statements=("Remark 1",))
 def c15_decaying_step(ctx: Context, *, theory: Bound = D.DECAYING_STEP_RATE, f: int = 5, rounds: int | None = None,
                       k0: float = 10.0, sigma: float = 1.0, tol: float = 0.2, floor_gap_ratio: float = 10.0) -> Result:
     """Claim 15: alpha_k = min(0.5/L, c/(k + k0)), c = 2/(mu T), T = 3, sigma > 0, LS-in-regime. The claim O(1/k) is tested
