@@ -292,8 +292,13 @@ def c12_theorem_curves(ctx: Context, *, theorem_1: Bound = B.THM1, theorem_3: Bo
         est, se = Y.mean(0), Y.std(0, ddof=1) / np.sqrt(R)
         row = {"method": m.label, "G2": float(run.G2_global[j]), "kappa_lemma": kappa, "A": A, "Delta": Delta}
         for name, curve in curves.items():  # t = 0 is deterministic (every replicate starts at wbar_00)
-            verdicts.append(mc_bound_verdict(est[1:], se[1:], curve[1:], family_z(T))[0])
-            verdicts.append(deterministic_verdict(est[0], curve[0])[0])
+            if name == "theorem":  # the printed eq. (7)/(8) as a Bound at this run's values: its card sees t, G^2, ...
+                bv = {x.name: tv[x.name] for x in b.symbols}
+                verdicts.append(mc_bound_verdict(est[1:], se[1:], b, family_z(T), values={**bv, "t": t[1:]})[0])
+                verdicts.append(deterministic_verdict(est[0], b, at={**bv, "t": t[:1]})[0])
+            else:
+                verdicts.append(mc_bound_verdict(est[1:], se[1:], curve[1:], family_z(T))[0])
+                verdicts.append(deterministic_verdict(est[0], curve[0])[0])
             row[f"{name}_worst_ratio"] = float(np.max(est / curve))
             row[f"{name}_floor"] = float(curve[-1])
             row[f"{name}_vacuous"] = bool(curve[-1] >= Delta)
@@ -474,7 +479,7 @@ def c14_heterogeneity(ctx: Context, *, floor_1: Bound = B.FLOOR_1, floor_3: Boun
     gam1 = base.constants()["Gamma"].value
     w_star1 = base.w_star()
     Hbar = np.einsum("i,ijk->jk", P.sum(1), H)
-    err, bound, gammas = [], [], []
+    err, bound, gammas, at = [], [], [], []
     for j, m in enumerate(methods):
         hh = hs[j // len(methods0)]
         rmap = B.QuadraticRoundMap.build(H, hh * c1, P, gamma=m.gamma, E=E, alpha=m.alpha, beta=m.beta)
@@ -485,8 +490,18 @@ def c14_heterogeneity(ctx: Context, *, floor_1: Bound = B.FLOOR_1, floor_3: Boun
         vals = {"S": float((P.sum(1) ** 2).sum()), "sigma2": 0.0, "Gamma": hh**2 * gam1, "mu": MU, "L": L, "E": E,
                 "alpha": m.alpha, "beta": m.beta, "G2": G2[j]}
         bound.append(float(b(**vals)))
+        at.append(vals)
     err, bound, gammas = map(np.array, (err, bound, gammas))
-    v_floor, i_floor = deterministic_verdict(err, bound)
+    # each theorem's floor judged as a Bound at its points' values, so the statement's card sees what the grid moved
+    floor_parts = []
+    for kind in dict.fromkeys(_kind(m) for m in methods):
+        idx = [j for j, m in enumerate(methods) if _kind(m) == kind]
+        b = fl[kind]
+        values = {x.name: np.array([at[j][x.name] for j in idx], dtype=float) for x in b.symbols}
+        floor_parts.append(deterministic_verdict(err[idx], b, at=values))
+    v_floor = combine(v for v, _ in floor_parts)
+    i_floor = {"worst_ratio": max((i["worst_ratio"] for _, i in floor_parts if i["worst_ratio"] is not None),
+                                  default=None), "count": int(err.size)}
     parts, slopes, coef = [v_floor], {}, {}
     for k, m in enumerate(methods0):
         sel = np.arange(k, len(methods), len(methods0))
