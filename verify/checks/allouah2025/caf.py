@@ -168,7 +168,7 @@ ASCENT_CONFIGS = ((12, 2, 2), (9, 2, 3), (10, 2, 2), (12, 3, 3), (16, 4, 2), (12
 
 
 @check("allouah2025.c11", "Proposition 4.1: ||CAF - xbar_S||^2 <= kappa lambda_max(Cov_S) on adversarial inputs",
-       "bound", "holds", space=S.CAF_SPACE, objective=S.C11_OBJECTIVE)
+       "bound", "holds", space=S.CAF_SPACE, objective=S.C11_OBJECTIVE, statements=("Proposition 4.1",))
 def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9, count: int | None = None,
                ascent: int | None = None, ascent_steps: int | None = None, control: str = "mean") -> Result:
     """Claim 11: exact-eigen CAF on the C11 suite; the bound at S = honest set for every instance and at every
@@ -270,7 +270,8 @@ def c11_prop41(ctx: Context, *, theory: Bound = A.PROP_4_1, rtol: float = 1e-9, 
 @check("allouah2025.c12", "Appendix B: CAF's smallest top eigenvalue sigma*^2 <= 2n(n-f)/(n-2f)^2 lambda_max(Cov_S)",
        "bound", "holds", no_control=(
            "a step of Proposition 4.1's proof about CAF's own loop variable sigma*^2 (the smallest weighted top eigenvalue "
-           "it sees): no aggregator without the filter has one; the filter's robustness is controlled in c11 and c16"), space=S.CAF_SPACE, objective=S.C12_OBJECTIVE)
+           "it sees): no aggregator without the filter has one; the filter's robustness is controlled in c11 and c16"), space=S.CAF_SPACE, objective=S.C12_OBJECTIVE,
+       statements=("Proposition 4.1",))
 def c12_sigma_star(ctx: Context, *, theory: Bound = A.APP_B_SIGMA_STAR, rtol: float = 1e-9,
                    count: int | None = None) -> Result:
     """Claim 12 on the C11 suite: sigma*^2 (the smallest top eigenvalue over CAF's iterations) against
@@ -389,7 +390,8 @@ def _c13_exact_witness(xs=(0, 1, 100), f: int = 1, exact_iterations: int = 6) ->
             "printed_iterations_lower_bound": 1 + more, "printed_iterations_float64": count}
 
 
-@check("allouah2025.c13", "Algorithm 2 as printed (max over all j) terminates within 2f iterations", "erratum", "violated")
+@check("allouah2025.c13", "Algorithm 2 as printed (max over all j) terminates within 2f iterations", "erratum", "violated",
+       statements=("Algorithm 2",))
 def c13_termination(ctx: Context, *, printed: dict | None = None, cap: int | None = None) -> Result:
     """Claim 13 and 7.6: the printed loop (tau_max over all j, ``printed`` options, default
     {"max_over": "all"}) against the claimed 2f iterations, under an iteration cap; the repaired loop (max
@@ -504,7 +506,7 @@ def _exactness_inputs(ctx: Context, R: int, count: int):
 
 
 @check("allouah2025.c14", "CAF returns h exactly when the honest inputs all equal h; f = 0 gives the mean; "
-       "permutation invariant", "identity", "holds")
+       "permutation invariant", "identity", "holds", statements=("Proposition 4.1", "Algorithm 2"))
 def c14_exactness(ctx: Context, *, caf_fn: Callable[..., torch.Tensor] = caf, tol: float = 1e-12,
                   count: int | None = None) -> Result:
     """Claim 14: honest inputs identical (lambda_max = 0 in Proposition 4.1): ||CAF - h|| <= tol (||h|| + max
@@ -560,7 +562,7 @@ def c14_exactness(ctx: Context, *, caf_fn: Callable[..., torch.Tensor] = caf, to
 # C15: lambda_max versus trace: CAF against the trimmed mean and the median as d grows
 # =====================================================================================================
 @check("allouah2025.c15", "CAF meets the lambda_max criterion as d grows; trimmed mean and median only the trace one",
-       "bound", "holds")
+       "bound", "holds", statements=("Section 4.2",))
 def c15_lambda_vs_trace(ctx: Context, *, theory: Bound = A.PROP_4_1, dims=(1, 4, 16, 64, 128), n: int = 200,
                         f: int = 40, tau: float = 1.0, trace_tol: float = 0.15) -> Result:
     """Claim 15 / section 4.2: n = 200, f = 40, honest N(0, I_d), Byzantines at mu_H + tau s_H (ALIE-like, tau = 1),
@@ -655,7 +657,8 @@ def c15_lambda_vs_trace(ctx: Context, *, theory: Bound = A.PROP_4_1, dims=(1, 4,
 # =====================================================================================================
 # C16: the power-method variant
 # =====================================================================================================
-@check("allouah2025.c16", "Power-method CAF (3 and 10 power steps) meets Proposition 4.1 up to constants", "bound", "holds")
+@check("allouah2025.c16", "Power-method CAF (3 and 10 power steps) meets Proposition 4.1 up to constants", "bound", "holds",
+       statements=("Section 4.1",))
 def c16_power_method(ctx: Context, *, theory: Bound = A.PROP_4_1, constant: float = 1.0, steps=(1, 3, 10),
                      min_steps: int = 3, count: int | None = None, control: str = "mean") -> Result:
     """Claim 16: the C11 suite (honest set S) with the power-method CAF at 1, 3 and 10 power steps from a Gaussian
@@ -800,7 +803,8 @@ X01_STEPS = {"jensen": A.PROP_4_1_JENSEN, "equal": A.PROP_4_1_PROOF_LINE, "exact
 
 @check("allouah2025.x01", "Proposition 4.1's last proof step ('taking squares and using Jensen's inequality', weights "
        "1/3, 2/3) yields at most kappa", "bound", "holds",
-       no_control="an inequality between two constants of the proof (exact arithmetic), not a property of an algorithm", space=S.X01_SPACE, objective=S.X01_OBJECTIVE)
+       no_control="an inequality between two constants of the proof (exact arithmetic), not a property of an algorithm", space=S.X01_SPACE, objective=S.X01_OBJECTIVE,
+       statements=("Proposition 4.1",))
 def x01_proof_last_step(ctx: Context, *, theory: Bound = A.PROP_4_1, step: str | Bound = "jensen",
                         n_max: int = 400) -> Result:
     """Appendix B, last line of the proof of Proposition 4.1 (paper line 475): "We conclude by taking squares and

@@ -107,7 +107,7 @@ def lemma_c4_negative_g(d: int = 1) -> dict:
 
 
 @check("allouah2025.x04", "Lemma C.4 as printed: E sup g(<v, M v>) <= 9^d sup E g(2 <v, M v>) for every random "
-       "symmetric M and increasing g", "erratum", "violated")
+       "symmetric M and increasing g", "erratum", "violated", statements=("Lemma C.4",))
 def x04_lemma_c4(ctx: Context, *, theory: Bound = A.LEMMA_C4, lam: float = 5.0, a: float = 1.0, K: float = 1e9,
                  radii=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)) -> Result:
     """Lemma C.4 (paper line 912) on its printed hypotheses: d = 2, M = Q diag(a, -K) Q^T with Q a Haar-random rotation
@@ -205,7 +205,7 @@ def x04_lemma_c4(ctx: Context, *, theory: Bound = A.LEMMA_C4, lam: float = 5.0, 
 @check("allouah2025.x05", "Lemma C.3 (descent) holds along CafCor runs on a smooth non-convex loss", "bound", "holds",
        no_control=("a consequence of L-smoothness alone (for any update theta_{t+1} = theta_t - gamma_t (grad + delta_t + "
                    "epsilon_t)): no algorithm can lack it; what could fail is the constant, and the planted-theory "
-                   "test moves it"))
+                   "test moves it"), statements=("Lemma C.3",))
 def x05_descent(ctx: Context, *, theory: Bound = A.LEMMA_C3, n: int = 12, f: int = 2, d: int = 2, m: int = 8, b: int = 2,
                 s_cor: float = 0.3, s_ind: float = 0.3, T: int = 40, start: float = 3.0,
                 steps=((1 / 48, 0.5), (1 / 8, 0.9))) -> Result:
@@ -273,7 +273,7 @@ def x05_descent(ctx: Context, *, theory: Bound = A.LEMMA_C3, n: int = 12, f: int
        "bound", "holds", no_control=(
            "the drift recursion is a property of honest local momentum (beta_t-averaging of the honest workers' noisy "
            "gradients), which no aggregation or attack enters; its heterogeneity term is attained with equality at t = 0 "
-           "in the noiseless run, so a smaller constant is refuted directly"))
+           "in the noiseless run, so a smaller constant is refuted directly"), statements=("Lemma C.1",))
 def x06_drift(ctx: Context, *, theory: Bound = A.LEMMA_C1, n: int = 12, f: int = 2, d: int = 3, m: int = 10, b: int = 2,
               s_cor: float = 0.3, s_ind: float = 0.3, heterogeneity: float = 1.0, T: int = 40) -> Result:
     """Lemma C.1 (paper line 527) on the quadratic workers (sigma^2, G_cov^2 exact; the gradients' heterogeneity
@@ -370,7 +370,7 @@ def theta_hat_exact_prefix(k: int = 100) -> dict:
 
 
 @check("allouah2025.x07", "Theorem 4.2 (1)'s bound holds for the output theta_hat Algorithm 1 returns", "erratum",
-       "violated")
+       "violated", statements=("Theorem 4.2", "Corollary 4.1"))
 def x07_theta_hat(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 5, f: int = 1, d: int = 1, m: int = 2,
                   start: float = 1.0, T_run: int | None = None, horizons=(200, 2000, 8000, 16000, 64000)) -> Result:
     """Theorem 4.2 (1) bounds the last iterate theta_T; Algorithm 1 (line 12) returns theta_hat drawn uniformly from
@@ -482,7 +482,7 @@ def _round_errors(ctx: Context, configs, d: int, eps: float, delta: float, C: fl
 # x08: Corollary 4.1's dependence on f: the (f+1) factor and the f/(n eps^2) term
 # =====================================================================================================
 @check("allouah2025.x08", "Corollary 4.1 in f: the error grows like (f+1) when d >> n, and the f/(n eps^2) term "
-       "stays at a fixed fraction f/n", "rate", "holds")
+       "stays at a fixed fraction f/n", "rate", "holds", statements=("Corollary 4.1",))
 def x08_cor41_in_f(ctx: Context, *, theory_f1: Bound = A.COR_4_1_UTILITY_F1, theory: Bound = A.COR_4_1_UTILITY,
                    n: int = 64, fs=(0, 1, 3, 7), d: int = 1024, ns=(32, 64, 128, 256), alpha: float = 0.125,
                    d_small: int = 1, eps: float = 5.0, delta: float = 1e-5, C: float = 1.0, tol: float = 0.15,
@@ -569,7 +569,7 @@ def x08_cor41_in_f(ctx: Context, *, theory_f1: Bound = A.COR_4_1_UTILITY_F1, the
 # x09: Appendix C.5: CafCor with the coordinate-wise trimmed mean, O~(f d/(n eps^2))
 # =====================================================================================================
 @check("allouah2025.x09", "Appendix C.5: with the trimmed mean instead of CAF the error is O~(f d/(n eps^2)), "
-       "n times worse than CAF at a fixed fraction f/n", "rate", "holds")
+       "n times worse than CAF at a fixed fraction f/n", "rate", "holds", statements=("Appendix C.5",))
 def x09_cwtm_rate(ctx: Context, *, theory: Bound = A.APP_C5_CWTM, caf_theory: Bound = A.COR_4_1_UTILITY,
                   ns=(16, 32, 64), alpha: float = 0.25, d: int = 512, eps: float = 5.0, delta: float = 1e-5,
                   C: float = 1.0, tol: float = 0.1) -> Result:
@@ -639,7 +639,8 @@ def smea(X: torch.Tensor, f: int) -> torch.Tensor:
     return mu[torch.arange(X.shape[0]), lam.argmin(1)]
 
 
-@check("allouah2025.x10", "SMEA satisfies Proposition 4.1 (paper line 161: 'up to constants')", "bound", "holds")
+@check("allouah2025.x10", "SMEA satisfies Proposition 4.1 (paper line 161: 'up to constants')", "bound", "holds",
+       statements=("Proposition 4.1",))
 def x10_smea(ctx: Context, *, theory: Bound = A.PROP_4_1, derived: Bound = A.SMEA_CONSTANT, count: int | None = None,
              rtol: float = 1e-9, control: str = "mean") -> Result:
     """Section 4.1 (paper line 161): 'the so-called SMEA aggregation of Allouah et al. (2023b) also satisfies
@@ -731,7 +732,8 @@ def _fixed_point(xbar: torch.Tensor, f: int, attack: str, options: dict) -> torc
        "rate", "holds", no_control=(
            "the claim is the exponent of f/n in the heterogeneity floor; the unprotected mean under the same attack has "
            "the same exponents (its floor is (f/n)^2 times the attack's size), so a rate control could not fail; "
-           "CafCor's robustness against unbounded attacks is controlled in allouah2025.c20 and c11"))
+           "CafCor's robustness against unbounded attacks is controlled in allouah2025.c20 and c11"),
+       statements=("Corollary 4.1",))
 def x11_het_term(ctx: Context, *, theory: Bound = A.COR_4_1_HET, ns=(16, 32, 64, 128, 256), alpha: float = 0.125,
                  f_fixed: int = 2, d: int = 2, tol: float = 0.1, T_check: int = 300, attacks=("alie", "top_eigen"),
                  c: float = 1.0) -> Result:

@@ -96,7 +96,7 @@ def _worker_sets(n: int, f: int, q: int) -> tuple[list[int], list[int], list[int
 C1_TITLE = "Pairwise shared-seed noise cancels exactly when all n workers add their terms"
 
 
-@check("allouah2025.c01", C1_TITLE, "identity", "holds")
+@check("allouah2025.c01", C1_TITLE, "identity", "holds", statements=("Algorithm 1", "Section 3"))
 def c01_exact_cancellation(ctx: Context, *, seeds_factory: Callable[[int, int], SharedSeeds] = SharedSeeds) -> Result:
     """Claim 1: n in {2,5,17}, d in {1,1000}, T = 3. Each worker regenerates its own terms from its own
     secrets; ||sum_i sum_{j!=i} v^(ij)||_inf <= 1e-10 sigma_cor n, v^(ij) = -v^(ji) bit for bit, and both
@@ -173,7 +173,7 @@ def _honest_mean_sq(ctx: Context, n: int, f: int, d: int, s_cor2: float, s_ind2:
     return (honest_mean**2).sum(-1).to(torch.float64).cpu().numpy()
 
 
-@check("allouah2025.c02", C2_TITLE, "identity", "holds")
+@check("allouah2025.c02", C2_TITLE, "identity", "holds", statements=("Section 3", "Lemma C.2"))
 def c02_honest_residual(ctx: Context, *, predicted_fn: Callable[..., float] | None = None) -> Result:
     """Claim 2: n = 20, d = 50, sigma_cor^2 = 1, sigma_ind^2 = 0.5, f in {0, 2, 4, 6, 8} (the point f = 4 of docs/papers/allouah2025.md §6,
     N >= 1e4, theory 14.0625): the mean of ||(1/|H|) sum_H xi||^2 within 3 SE (family-wise) of the formula."""
@@ -230,7 +230,7 @@ def c02_honest_residual(ctx: Context, *, predicted_fn: Callable[..., float] | No
 C3_TITLE = "Per-worker noise: Var = (n-1) s_cor^2 + s_ind^2, Cov between workers = -s_cor^2"
 
 
-@check("allouah2025.c03", C3_TITLE, "identity", "holds")
+@check("allouah2025.c03", C3_TITLE, "identity", "holds", statements=("Algorithm 1", "Section 3"))
 def c03_marginals(ctx: Context, *, noise_fn: Callable = protocol_noise) -> Result:
     """Claim 3: n = 6, sigma_cor^2 = 0.7, sigma_ind^2 = 0.3, d = 20 (coordinates pooled): every entry of the
     empirical covariance of (xi^(1)..xi^(n)) within 3 SE (family-wise over the n(n+1)/2 entries)."""
@@ -303,7 +303,7 @@ def eq8_covariance(n: int, f: int, q: int, s_cor2: float, s_ind2: float) -> np.n
     return a * np.eye(n - f) - s_cor2 * np.ones((n - f, n - f))
 
 
-@check("allouah2025.c04", C4_TITLE, "identity", "holds")
+@check("allouah2025.c04", C4_TITLE, "identity", "holds", statements=("Lemma A.4",))
 def c04_server_view(ctx: Context, *, predicted_fn: Callable[..., np.ndarray] = eq8_covariance) -> Result:
     """Claim 4: (n,f,q) in {(8,3,0),(8,3,2),(8,3,3),(30,5,5)} (plus (8,3,1) for the figure), sigma_cor^2 = 0.7,
     sigma_ind^2 = 0.3: every entry of the view covariance within max(4, family-wise 3-sigma) SE of eq. (8)."""
@@ -385,7 +385,7 @@ def _random_settings(rng: np.random.Generator, count: int) -> list[tuple]:
     return out
 
 
-@check("allouah2025.c05", C5_TITLE, "identity", "holds")
+@check("allouah2025.c05", C5_TITLE, "identity", "holds", statements=("Lemma A.4",))
 def c05_closed_vs_matrix(ctx: Context, *, closed_form_fn: Callable[..., float] = P.secldp_rdp_step,
                 matrix_form_fn: Callable[..., float] = P.secldp_rdp_step_matrix) -> Result:
     """Claim 5: over a random grid, eq. (2) equals the matrix form to 1e-10 relative; the paper's formula
@@ -483,7 +483,7 @@ def _privacy_loss_batch(ctx: Context, b: int, n: int, f: int, q: int, s_cor2: fl
                            [float(llr_a.mean()), float(llr_b.mean()), float(llr_a.var()), float(llr_b.var())]])
 
 
-@check("allouah2025.c06", C6_TITLE, "privacy", "holds")
+@check("allouah2025.c06", C6_TITLE, "privacy", "holds", statements=("Lemma A.1", "Lemma A.4"))
 def c06_monte_carlo_renyi(ctx: Context, *, rdp_step_fn: Callable[..., float] = P.secldp_rdp_step) -> Result:
     """Claim 6 at n = 8, f = 3, q = 2, sigma_cor^2 = sigma_ind^2 = 2, C = 1, d = 1; worker 0 holds +C (P_A) or
     -C (P_B), the others 0. The log-likelihood ratio uses the *empirical* covariance of the simulated view
@@ -616,7 +616,7 @@ def _corollary_panel(rows: list[dict]) -> dict:
         "linear", "linear")
 
 
-@check("allouah2025.c07", C7_TITLE, "privacy", "holds")
+@check("allouah2025.c07", C7_TITLE, "privacy", "holds", statements=("Theorem 4.1",))
 def c07_theorem_condition(ctx: Context, *, required_fn: Callable[..., float] = P.theorem41_required_sigma_eff2) -> Result:
     """Claim 7: 1000 random (n, f, q, noise shape, T, delta, eps < log(1/delta)) placed on the boundary
     sigma_eff^2 = R; the accountant's Mironov-optimal eps* must be <= eps and <= eps^2/(8L) + eps/sqrt(2)."""
@@ -715,7 +715,7 @@ def _empirical_sigma_eff2(ctx: Context, n: int, f: int, q: int, c2: float, i2: f
     return float(1.0 / np.mean(np.diag(np.linalg.inv(S))))
 
 
-@check("allouah2025.c08", C8_TITLE, "privacy", "holds")
+@check("allouah2025.c08", C8_TITLE, "privacy", "holds", statements=("Theorem 4.1", "Lemma A.4"))
 def c08_special_cases(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.secldp_sigma_eff2) -> Result:
     """Claim 8 (and docs/papers/allouah2025.md §3.2's table), n = 10, f = 3: (i) q = f, sigma_ind = 0 => sigma_eff^2 = 0, eps = inf, and in
     simulation the server recovers the honest sum exactly; (ii) LDP => sigma_eff^2 = sigma_ind^2; (iii) q < f,
@@ -857,7 +857,7 @@ def c08_special_cases(ctx: Context, *, sigma_eff2_fn: Callable[..., float] = P.s
 C9_TITLE = "n-fold saving: least equal noise under q = f is 2R/(n-f+1) vs R for LDP, ratio (n-f+1)/2"
 
 
-@check("allouah2025.c09", C9_TITLE, "privacy", "holds")
+@check("allouah2025.c09", C9_TITLE, "privacy", "holds", statements=("Theorem 4.1",))
 def c09_noise_saving(ctx: Context, *, closed_form_fn: Callable[..., float] | None = None) -> Result:
     """Claim 9 at eps = 1, delta = 1e-5, T = 100, C = 1, f = n/10, n in {10, ..., 1000}: the least equal noise
     found numerically (root of sigma_eff^2(s^2, s^2) = R) equals 2R/(n-f+1) to 1e-9; the ratio to LDP's R is
@@ -934,7 +934,8 @@ def composed_mironov_epsilon(rdp_step_curve: Callable[[np.ndarray], np.ndarray],
     return float(res.fun), float(res.x)
 
 
-@check("allouah2025.c10", C10_TITLE, "privacy", "holds", space=S.C10_SPACE, objective=S.C10_OBJECTIVE)
+@check("allouah2025.c10", C10_TITLE, "privacy", "holds", space=S.C10_SPACE, objective=S.C10_OBJECTIVE,
+       statements=("Lemma A.2", "Lemma A.3"))
 def c10_composition(ctx: Context, *, eps_fn: Callable[..., tuple[float, float]] = composed_mironov_epsilon) -> Result:
     """Claim 10 at n = 100, f = q = 10, sigma_cor^2 = sigma_ind^2 = 4, C = 1, delta = 1e-5, T = 1..1000: the
     accountant's eps(T) (T curves added, Lemma A.3 minimised) equals T e + 2 sqrt(T e L) to 1e-8, the doubling

@@ -93,7 +93,8 @@ def _test_accuracy(theta: torch.Tensor, Xt: torch.Tensor, yt: torch.Tensor, clas
        no_control="the claim is itself a comparison: CAF against the five competing aggregations in one harness on the "
                   "same data, minibatches and attacks (the competitors are its baselines); the plain mean, the aggregation "
                   "without any filter, runs beside them as context: SF and LF with f = 5 of 15 do not break it (SF sends "
-                  "-mbar from 5 workers, so the mean is mbar/3: a shorter step), so it cannot serve as a control that must fail")
+                  "-mbar from 5 workers, so the mean is mbar/3: a shorter step), so it cannot serve as a control that must fail",
+       statements=("Fig. 2",))
 def x20_fig2(ctx: Context, *, theory: Bound = FIG2_ORDER, f: int = 5, honest: int = 10, alpha: float = 1.0,
              per_worker: int | None = None, batch_size: int | None = None, C: float = 5.0, T: int | None = None,
              gamma: float | None = None, beta: float = 0.85, attacks=("sf", "lf"), competitors=COMPETITORS,

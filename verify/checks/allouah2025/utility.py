@@ -80,7 +80,7 @@ def _clipping_assumption(run, C: float) -> Assumption:
 # =====================================================================================================
 @check("allouah2025.c17", "Lemma C.6: E lambda_max((1/n) sum xi xi^T) <= 36 sigma^2 (1 + d/n) for Gaussian noise",
        "bound", "holds", no_control="a concentration bound for Gaussian vectors (a property of the noise law), not of an "
-                                    "algorithm")
+                                    "algorithm", statements=("Lemma C.6",))
 def c17_gaussian_concentration(ctx: Context, *, theory: Bound = A.LEMMA_C6, ns=(5, 50), dims=(1, 10, 500),
                                sigma2: float = 2.0) -> Result:
     """Claim 17: xi^(1..n) i.i.d. N(0, sigma^2 I_d), n in {5, 50}, d in {1, 10, 500}: the mean top eigenvalue
@@ -134,7 +134,7 @@ C18_SETTINGS = ((20, 4, 50, 1.0, 0.5), (50, 10, 200, 0.2, 0.2), (10, 3, 5, 1.0, 
 
 @check("allouah2025.c18", "Lemma C.1: E lambda_max of the honest DP noise covariance <= 108 (n s_cor^2 + s_ind^2)(1 + d/(n-f))",
        "bound", "holds", no_control="a concentration bound for the honest workers' correlated Gaussian noise (a property "
-                                    "of the noise law), not of an algorithm")
+                                    "of the noise law), not of an algorithm", statements=("Lemma C.1",))
 def c18_honest_noise(ctx: Context, *, theory: Bound = A.LEMMA_C1_NOISE, settings=C18_SETTINGS) -> Result:
     """Claim 18 / 4.4 table: (n, f, d, sigma_cor^2, sigma_ind^2) in our reading (docs/papers/allouah2025.md) three settings; the honest workers'
     noise of the protocol (all n workers' pairwise terms, drawn from its exact joint law) and the mean of
@@ -206,7 +206,7 @@ C19_GRID = {2: (1, 2), 10: (1, 2, 3, 5, 7, 9, 10), 100: (1, 2, 5, 10, 25, 50, 99
 
 
 @check("allouah2025.c19", "Lemma C.5: the minibatch mean's variance is ((m-b)/(m-1)) sigma^2/b <= 2 (1-b/m) sigma^2/b",
-       "identity", "holds")
+       "identity", "holds", statements=("Lemma C.5",))
 def c19_sampling(ctx: Context, *, theory: Bound = A.LEMMA_C5_EXACT, bound: Bound = A.LEMMA_C5, dim: int = 3) -> Result:
     """Claim 19: random finite datasets of m in {2, 10, 100} points in R^3, b in [1, m]. The exact variance of
     the mean of b points drawn without replacement, computed from the inclusion probabilities (and by
@@ -295,7 +295,8 @@ def _fixed_instance(points: WorkerPoints, R: int) -> WorkerPoints:
 # =====================================================================================================
 # C20: Theorem 4.2's strongly convex bound (sanity)
 # =====================================================================================================
-@check("allouah2025.c20", "Theorem 4.2 (strongly convex): E[L_H(theta_T) - L_*] under its explicit bound", "bound", "holds")
+@check("allouah2025.c20", "Theorem 4.2 (strongly convex): E[L_H(theta_T) - L_*] under its explicit bound", "bound", "holds",
+       statements=("Theorem 4.2",))
 def c20_theorem42(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 12, f: int = 2, d: int = 3, m: int = 10,
                   b: int = 2, s_cor: float = 0.3, s_ind: float = 0.3, C: float = 60.0, T: int | None = None,
                   start: float = 20.0, large: float = 1e3, control: str = "mean") -> Result:
@@ -409,7 +410,7 @@ def c20_theorem42(ctx: Context, *, theory: Bound = A.THM_4_2_SC, n: int = 12, f:
            "O(1/T) without heterogeneity is the rate of any stochastic-gradient method on this schedule whose "
            "aggregate the attack does not bias (the plain mean under ALIE included: on this harness it shows slope "
            "-1.09 in T in [700, 2500], as CAF does), so a mean control could not fail here; CafCor's robustness, the property a control must expose, is controlled in allouah2025.c20 (the mean "
-           "under a large-value attack breaks Theorem 4.2's bound) and c11"))
+           "under a large-value attack breaks Theorem 4.2's bound) and c11"), statements=("Theorem 4.2",))
 def c21_rates(ctx: Context, *, theory: Bound = A.THM_4_2_SC_RATE, floor_theory: Bound = A.THM_4_2_SC_FLOOR, n: int = 12,
               f: int = 2, d: int = 3, m: int = 10, b: int = 2, s_cor: float = 0.3, s_ind: float = 0.3, C: float = 60.0,
               heterogeneity: float = 3.0, t_min: int | None = None, tol: float = 0.05, floor_tol: float = 0.1,
@@ -543,7 +544,7 @@ def _one_round_errors(ctx: Context, ns, f: int, d: int, eps: float, delta: float
 
 
 @check("allouah2025.c22", "Privacy-utility in n at fixed eps: SecLDP error slope about -2, LDP about -1 (d >> n)",
-       "rate", "holds")
+       "rate", "holds", statements=("Corollary 4.1",))
 def c22_privacy_utility(ctx: Context, *, theory: Bound = A.COR_4_1_UTILITY, ldp_theory: Bound = A.LDP_UTILITY,
                         ns=(20, 40, 80, 160), f: int = 2, eps: float = 5.0, delta: float = 1e-5, C: float = 1.0,
                         tol: float = 0.15, d: int | None = None) -> Result:
@@ -625,7 +626,7 @@ def c22_privacy_utility(ctx: Context, *, theory: Bound = A.COR_4_1_UTILITY, ldp_
        "rate", "holds", no_control=(
            "a property of Corollary 4.1's noise calibration (a variance proportional to T cancels the bound's 1/T), not "
            "one an algorithm could lack; that the harness resolves a decrease is shown by planting a 1/T theory "
-           "(tests/verify/test_allouah2025_utility_checks.py)"))
+           "(tests/verify/test_allouah2025_utility_checks.py)"), statements=("Corollary 4.1", "Theorem 4.2"))
 def c23_dp_term_plateau(ctx: Context, *, theory: Bound = A.COR_4_1_DP_TERM_T, Ts=(100, 200, 400, 800), n: int = 151,
                         f: int = 1, d: int = 2, eps: float = 25.0, delta: float = 1e-12, C: float = 1.0,
                         tol: float = 0.1) -> Result:
@@ -725,7 +726,7 @@ def _x02_exact_witness(n: int, f: int, d: int, s_cor: float, s_ind: float, sigma
 
 
 @check("allouah2025.x02", "Lemma C.2 as printed bounds the first momentum's deviation with (1 - b/m) sigma^2/b",
-       "erratum", "violated")
+       "erratum", "violated", statements=("Lemma C.2",))
 def x02_lemma_c2_printed(ctx: Context, *, theory: Bound = A.LEMMA_C2_PRINTED_SAMPLING, n: int = 12, f: int = 2,
                          d: int = 3, s_cor: float = 0.1, s_ind: float = 0.1, sigma: float = 1.0) -> Result:
     """docs/papers/allouah2025.md §7.11: one round of CafCor with Theorem 4.2's schedule (beta_0 = 0, so m_1 = gt_1 and every other
@@ -823,7 +824,7 @@ def x02_lemma_c2_printed(ctx: Context, *, theory: Bound = A.LEMMA_C2_PRINTED_SAM
        "holds", no_control=(
            "no run could fail this bound: at every horizon it exceeds the initial squared gradient, so even a method "
            "that never moves (the plain mean under a mean-cancelling attack) stays under it; the check records how "
-           "far the bound sits from the observed gradients instead (tightness, remark)"))
+           "far the bound sits from the observed gradients instead (tightness, remark)"), statements=("Theorem 4.2",))
 def x03_theorem42_nonconvex(ctx: Context, *, theory: Bound = A.THM_4_2_NC, Ts=(100, 200, 400, 800), n: int = 12,
                             f: int = 2, d: int = 2, m: int = 8, b: int = 7, s_cor: float = 0.0, s_ind: float = 0.0,
                             start: float = 3.0) -> Result:
