@@ -175,7 +175,8 @@ GLOBAL_SUCCESS = Bound("Theorem 3: success share", sp.Symbol("threshold", positi
 
 @check("su2022.c28", "Theorem 3: the two-phase method converges from any start; IFCA compared fairly (restarts, loss selection)",
        "bound", "holds",
-       no_control="the comparison with IFCA run fairly (restarts, loss selection) is the baseline, reported beside the claim")
+       no_control="the comparison with IFCA run fairly (restarts, loss selection) is the baseline, reported beside the claim",
+       statements=("Theorem 3",))
 def c28_global_convergence(ctx: Context, *, grid=None, clients: int = 200, tail: float = 2.0, rounds: int = 60,
                            theory: Bound = GLOBAL_SUCCESS, threshold: float | None = None, m_base: int = 5000,
                            sign_rule: str = "first_moment",
@@ -358,7 +359,8 @@ def _settled_assumption(settled: float, rounds: int, share: float = 0.99) -> Ass
 
 @check("su2022.c29", "Theorem 3 (18): the final error is <~ (sigma kappa/rho) nu log(e/nu): its exponents in sigma and nu",
        "bound", "holds", no_control="the bound (18) is tested on its exponents in sigma and nu; a control (no clustering) "
-                                    "does not reach the least squares at all and says nothing about (18)'s shape")
+                                    "does not reach the least squares at all and says nothing about (18)'s shape",
+       statements=("Theorem 3",))
 def c29_final_error(ctx: Context, *, theory: Bound = S.THM_3, sigmas=(0.0125, 0.025, 0.05, 0.1, 0.2, 0.4), Ms=(100, 200, 400, 800),
                     n: int = 20, d: int = 10, rounds: int = 30, tol: float = 0.1) -> Result:
     """Claim 29, tested on the exponents of the variables (18) names. Phase 2's limit (from 0.1 Delta off theta*,
@@ -463,7 +465,8 @@ ORACLE_RATIO = Bound("Phase 2 error / oracle error", sp.Rational(11, 10), "upper
 
 @check("su2022.c30", "The final error reaches the oracle sigma sqrt(d/N_j) and falls as n^-1/2 where (18) is flat", "bound",
        "holds",
-       no_control="the oracle least squares with the clusters known is the reference the claim compares with")
+       no_control="the oracle least squares with the clusters known is the reference the claim compares with",
+       statements=("Section 4.2",))
 def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients: int = 200, sigma: float = 0.3,
                rounds: int = 30, ratio_limit: Bound = ORACLE_RATIO, large_n: int = 64) -> Result:
     """Claim 30 and E20: M fixed, balanced n in ns. For n >= 64 the Phase-2 error is within 10% of the oracle least
@@ -519,7 +522,8 @@ def c30_oracle(ctx: Context, *, oracle=oracle_ols, ns=(4, 16, 64, 256), clients:
 
 @check("su2022.c31", "Heavy tails: (18) holds with one constant while the data on O(1)-point clients stays small", "bound",
        "holds",
-       no_control="the claim is that (18) keeps holding under heavy-tailed sizes; no method without the property is compared")
+       no_control="the claim is that (18) keeps holding under heavy-tailed sizes; no method without the property is compared",
+       statements=("Theorem 3",))
 def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2.0, 3.0), tiny_shares=(0.2, 0.5, 0.8),
                     points: int = 2000, sigma: float = 0.3, rounds: int = 40, margin: float = 1.5) -> Result:
     """Claim 31, E21: about ``points`` data points, Pareto tails (f = 0) and a share f of the data on clients with 1-2
@@ -589,7 +593,8 @@ def c31_heavy_tails(ctx: Context, *, theory: Bound = S.THM_3, tails=(1.1, 1.5, 2
 
 
 @check("su2022.c32", "FedAvg vs FedProx: both reach the P-weighted least squares; rounds = Theta(kappa/(s eta)): exponent in s",
-       "bound", "holds", no_control="the claim is the scaling of the rounds with s; FedProx (no local steps) is run beside it")
+       "bound", "holds", no_control="the claim is the scaling of the rounds with s; FedProx (no local steps) is run beside it",
+       statements=("Theorem 3",))
 def c32_fedavg_fedprox(ctx: Context, *, theory: Bound = S.ROUNDS_PER_EFOLD, steps=(1, 2, 5, 10), gamma: float = 0.1,
                        clients: int = 100, n: int = 40, cap: int = 2000, tol: float = 0.1) -> Result:
     """Claim 32: at one step eta (gamma = 0.1), FedAvg with s in steps and FedProx run until d(theta_t, theta*) <=
@@ -655,7 +660,8 @@ def c32_fedavg_fedprox(ctx: Context, *, theory: Bound = S.ROUNDS_PER_EFOLD, step
     )
 
 
-@check("su2022.c33", "N_j >~ d is necessary: below d, Phase 2 cannot contract in null(phi_{I_j})", "assumption", "holds")
+@check("su2022.c33", "N_j >~ d is necessary: below d, Phase 2 cannot contract in null(phi_{I_j})", "assumption", "holds",
+       statements=("Theorem 2", "Lemma 7"))
 def c33_cluster_data_need(ctx: Context, *, converges_from: float = 10.0, multiples=(0.5, 1.0, 2.0, 10.0), d: int = 10,
                           others: int = 400, rounds: int = 400, rtol: float = 1e-10, shrink_limit: float = 0.5) -> Result:
     """Claim 33 and A9: cluster 1 holds N_1 = c d points (clients of 5 points), cluster 2 many; Phase 2 with the

@@ -49,7 +49,7 @@ def _two_cluster_model(R: int, a: float, b: float, sigma: float, ctx: Context) -
 
 
 @check("su2022.x13", "Theorem 1 (5) at eps in [alpha/8, 1/4), which the theorem allows: the anchors of two "
-       "clusters are grouped together", "erratum", "violated")
+       "clusters are grouped together", "erratum", "violated", statements=("Theorem 1",))
 def x13_grouping_threshold(ctx: Context, *, theory: Bound = S.THM_1_LITERAL, eps: float = 0.2, alpha: float = 0.5,
                            beta: float = 1.5, threshold: float = 0.9, anchors_per_cluster: int = 2, m: int = 2000,
                            ell: int = 600, T: int = 8, sigma: float = 0.1) -> Result:

@@ -51,7 +51,8 @@ def _near(fed: MixedRegression, ctx: Context, stream: str, radius: float) -> tor
     return fed.model.theta + radius * u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
 
 
-@check("su2022.c01", "Lemma 1: one simulated Phase-2 round equals the closed form (11)", "identity", "holds")
+@check("su2022.c01", "Lemma 1: one simulated Phase-2 round equals the closed form (11)", "identity", "holds",
+       statements=("Lemma 1",))
 def c01_lemma1(ctx: Context, *, closed_form=lemma1_update, clients: int = 40, gamma: float = 0.5,
                radius: float = 0.3, rtol: float = RTOL) -> Result:
     """Claim 1: FedAvg s in {1,2,5,10} and FedProx on clients with n_i in [1, 50]; the round run by the
@@ -101,7 +102,8 @@ def c01_lemma1(ctx: Context, *, closed_form=lemma1_update, clients: int = 40, ga
     )
 
 
-@check("su2022.c02", "SXY21 Lemma 3: eig(P_i) lies in [s/kappa, s], attained at the steepest client", "identity", "holds")
+@check("su2022.c02", "SXY21 Lemma 3: eig(P_i) lies in [s/kappa, s], attained at the steepest client", "identity", "holds",
+       statements=("Lemma 7",))
 def c02_preconditioner_spectrum(ctx: Context, *, kappa: Bound = S.KAPPA_FEDAVG, kappa_prox: Bound = S.KAPPA_FEDPROX,
                                 clients: int = 40, gamma: float = 0.5, rtol: float = RTOL) -> Result:
     """Claim 2: every eigenvalue of every P_i lies in [s/kappa, s] (FedProx [1/(1+gamma), 1]); the minimum
@@ -164,7 +166,8 @@ def c02_preconditioner_spectrum(ctx: Context, *, kappa: Bound = S.KAPPA_FEDAVG, 
     )
 
 
-@check("su2022.c03", "(chi^2(n)+1)/M = sum n_i^2/N^2: nu's second term is C sqrt(dk log k) ||n||_2/||n||_1", "identity", "holds")
+@check("su2022.c03", "(chi^2(n)+1)/M = sum n_i^2/N^2: nu's second term is C sqrt(dk log k) ||n||_2/||n||_1", "identity", "holds",
+       statements=("eq. (10)",))
 def c03_chi2_identity(ctx: Context, *, theory: Bound = S.CHI2_IDENTITY, clients: int = 500, tails=(1.1, 1.2, 2.0, 3.0),
                       rtol: float = RTOL) -> Result:
     """Claim 3: for Pareto(a) sizes (and balanced ones), chi^2 from its definition gives
@@ -210,7 +213,8 @@ def c03_chi2_identity(ctx: Context, *, theory: Bound = S.CHI2_IDENTITY, clients:
     )
 
 
-@check("su2022.c04", "Algorithm 3 (FOI) equals orthogonal iteration on Y Y^T", "identity", "holds")
+@check("su2022.c04", "Algorithm 3 (FOI) equals orthogonal iteration on Y Y^T", "identity", "holds",
+       statements=("Algorithm 3",))
 def c04_foi_equals_orthogonal_iteration(ctx: Context, *, reference=orthogonal_iteration, half_steps=(2, 4, 10, 40, 60),
                                         clients: int = 300, d: int = 10, k: int = 3, atol: float = RTOL) -> Result:
     """Claim 4: with the same Q_0, Algorithm 3's output after T (even) half-steps equals the centralised
@@ -266,7 +270,8 @@ def c04_foi_equals_orthogonal_iteration(ctx: Context, *, reference=orthogonal_it
     )
 
 
-@check("su2022.c05", "Phase 2's fixed point is the P-weighted least squares on the final partition", "identity", "holds")
+@check("su2022.c05", "Phase 2's fixed point is the P-weighted least squares on the final partition", "identity", "holds",
+       statements=("Lemma 1",))
 def c05_fixed_point(ctx: Context, *, fixed_point=weighted_least_squares, clients: int = 60, n: int = 30,
                     gamma_total: float = 0.9, rounds: int = 4000, stop: float = 1e-13, rtol: float = 1e-10) -> Result:
     """Claim 5 and 2.5: run Phase 2 until the change is below 1e-13; theta_j then equals

@@ -88,7 +88,7 @@ def instance(ctx: Context, R: int, m: int, n: int, d: int, p: int, r: float, sig
 
 
 @check("su2022.x04", "[GCYR20]'s synthetic sweep: with 10 random initialisations x 3 step sizes IFCA reaches min-dist "
-       "< 0.6 sigma (their success criterion) where the sample allows it", "bound", "holds")
+       "< 0.6 sigma (their success criterion) where the sample allows it", "bound", "holds", statements=("Section 1",))
 def x04_ifca_synthetic_success(ctx: Context, *, m: int | None = None, n: int | None = None, d: int | None = None,
                                r: float = 0.25, sigma: float = 0.1, p: int = 2, restarts: int | None = None,
                                lrs=(1.0, 0.1, 0.01), epochs: int | None = None,

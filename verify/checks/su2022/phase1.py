@@ -84,7 +84,8 @@ def _phase1_success(tr, alpha: torch.Tensor, eps: float) -> torch.Tensor:
 
 @check("su2022.c12", "Proposition 2 (21): one Phase-1 step contracts ||Sigma(theta* - theta)||^2 by 1 - alpha^2/(8 beta^2)",
        "bound", "holds", no_control="the contraction factor (21) of one step is what is tested against the paper's constant; "
-                                     "a step without the property is not a baseline the paper compares with")
+                                     "a step without the property is not a baseline the paper compares with",
+       statements=("Proposition 2",))
 def c12_contraction(ctx: Context, *, theory: Bound = S.PROP_2_21, threshold: float = 0.99, anchors: int = 36,
                     g_range=(0.3, 1.5)) -> Result:
     """Claim 12: for anchors with g_t = ||Sigma_z(theta*_z - theta_t)|| >= 3 eps Delta (the proxy for (20)),
@@ -160,7 +161,7 @@ def idealised_stop_witness(eps=Fraction(1, 10), a=Fraction(1, 2), b=Fraction(3, 
 
 
 @check("su2022.c13", "Theorem 1 (4) as printed: from any start in the R-ball, every anchor ends within eps Delta", "erratum",
-       "violated")
+       "violated", statements=("Theorem 1",))
 def c13_anchor_error(ctx: Context, *, theory: Bound = S.THM_1_LITERAL, proof: Bound = S.THM_1_PROOF, families=INIT_FAMILIES,
                      covariances=("identity", "heterogeneous"), iterations=(8, 36), m_factors=(2.0, 0.75), sign_rule: str = "oracle",
                      freeze: bool = False) -> Result:
@@ -277,7 +278,7 @@ def c13_anchor_error(ctx: Context, *, theory: Bound = S.THM_1_LITERAL, proof: Bo
 
 @check("su2022.x02", "Theorem 1 (4) repaired: from any start in the R-ball, every anchor ends within 2 eps Delta/alpha (its proof)", "bound",
        "holds", no_control="the radius of (4) reached by Phase 1 is what is tested; the printed radius eps Delta is the "
-                           "comparison that fails (c13)")
+                           "comparison that fails (c13)", statements=("Theorem 1",))
 def x02_anchor_error_proof_radius(ctx: Context, *, theory: Bound = S.THM_1_PROOF, literal: Bound = S.THM_1_LITERAL,
                      families=INIT_FAMILIES) -> Result:
     """Claim 13 with E5's repair (the printed eps Delta is su2022.c13): the six initialisation families, one anchor per cluster and family, all anchors of a
@@ -352,7 +353,7 @@ def miss_probability_exact(p, n_H: int) -> Fraction:
 
 
 @check("su2022.c14", "Theorem 1 (5) as printed: with n_H >= log N/p_min anchors, (5) fails with probability O(N^-9)", "erratum",
-       "violated")
+       "violated", statements=("Theorem 1",))
 def c14_failure_probability(ctx: Context, *, theory: Bound = S.THM_1_5_FAILURE, p=(0.6, 0.3, 0.1), Ns=(30, 100, 300, 1000),
                             batches: int = 20, draws: int = 20000, tol: float = 0.5) -> Result:
     """Theorem 1 (5) as printed (paper lines ~129-131): "when n_H >= log N/p_min, with probability at least 1 - O(N^-9),
@@ -447,7 +448,8 @@ def c14_failure_probability(ctx: Context, *, theory: Bound = S.THM_1_5_FAILURE, 
 
 @check("su2022.x03", "Theorem 1 (5) repaired: k groups and d(theta_hat, theta*) <= 2 eps Delta/alpha; coverage >= 1 - k(1 - p_min)^n_H",
        "bound", "holds",
-       no_control="Phase 1's own estimates and coverage against the repaired statement; the printed statement is c14")
+       no_control="Phase 1's own estimates and coverage against the repaired statement; the printed statement is c14",
+       statements=("Theorem 1",))
 def x03_estimates_and_coverage(ctx: Context, *, coverage: Bound = S.COUPON, n_anchors=(3, 5, 10, 20, 40),
                                proportions=((1 / 3, 1 / 3, 1 / 3), (0.6, 0.3, 0.1)), draws: int = 20000) -> Result:
     """Claim 14 and E7: Phase 1 with n_H = ceil(log N / p_min) anchors of random labels returns k groups with
@@ -567,7 +569,8 @@ def _first_success(outcome: np.ndarray, ms) -> np.ndarray:
 
 
 @check("su2022.c15", "Phase 1's sample need: m_req grows as d and as p_min^-2; ell_req as k", "rate", "holds",
-       no_control="the claim is Phase 1's own sample need and its scaling in d, p_min and k; the paper compares no method without the property")
+       no_control="the claim is Phase 1's own sample need and its scaling in d, p_min and k; the paper compares no method without the property",
+       statements=("Theorem 1",))
 def c15_sample_complexity(ctx: Context, *, theory_d: Bound = S.PHASE1_CLIENTS,
                           theory_q: Bound = power_law("q", 2.0, "upper", "m_req <~ d q^2, q = 1/p_min"),
                           theory_k: Bound = S.PHASE1_ANCHOR_POINTS, ds=None, p_mins=(0.5, 0.3, 0.15), ks=(2, 3, 5, 8),
@@ -677,7 +680,7 @@ def _ell_need(ctx: Context, stream: str, R: int, H: int, *, k: int, ell_grid, d:
 
 @check("su2022.c16", "Phase 1 stops in O(1) iterations, independent of d and N", "rate", "holds",
        no_control="the claim is the proof's iteration count T (a number) and its independence of d and N; no method "
-                  "without the property is compared in the paper")
+                  "without the property is compared in the paper", statements=("Theorem 1",))
 def c16_iterations(ctx: Context, *, theory: Bound = S.THM_1_ITERATIONS, ds=(2, 4, 8), ms=(4000, 16000),
                    starts=(0.5, 1.0, 2.0, 4.0), T_cap: int = 20, tol: float = 0.25) -> Result:
     """Claim 16: T_stop (iterations until every anchor stopped) <= ceil((16 beta^2/alpha^2) log(2 beta R/(eps Delta)))
@@ -836,7 +839,7 @@ def _c17_erratum(fails: int, wins: int, R: int, rates: dict, w: dict):
 
 
 @check("su2022.c17", "Sign of beta_hat (Phase 1 line 13): without a rule Phase 1 fails; the first-moment rule repairs it", "counterexample",
-       "reproduced")
+       "reproduced", statements=("Section 4.1", "Proposition 2"))
 def c17_sign_ablation(ctx: Context, *, literal_sign: str = "none", repaired_sign: str = "first_moment",
                       fail_share: float = 0.25, success_share: float = 0.6) -> Result:
     """Claim 17, E1 and 4.2(1): the same instances (symmetric midpoint start and uniform starts in the R-ball)

@@ -77,7 +77,8 @@ def _sharp_rate(fed, eta, s=S_LOCAL) -> np.ndarray:
 
 
 @check("su2022.c20", "Theorem 2 (9): Phase 2 contracts linearly, 1 - r >~ s eta rho / kappa", "rate", "holds",
-       no_control="the claim is Theorem 2's contraction factor; the sharp rate of the same iteration (from its spectrum) is reported beside it")
+       no_control="the claim is Theorem 2's contraction factor; the sharp rate of the same iteration (from its spectrum) is reported beside it",
+       statements=("Theorem 2",))
 def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 0.1, 0.2, 0.3), eta_factors=(0.25, 0.5, 1.0),
                     p1s=(0.1, 0.2, 0.35, 0.5), clients: int = 150, n: int = 40, rounds: int = 80,
                     tol: float = 0.2, slack: float = 0.01) -> Result:
@@ -175,7 +176,8 @@ def c20_linear_rate(ctx: Context, *, theory: Bound = S.THM_2_RATE, eps0s=(0.05, 
 
 @check("su2022.c21", "Theorem 2's basin: from any start within (sqrt(alpha/beta)/3) Delta Phase 2 succeeds", "bound", "holds",
        no_control="the basin radius of Phase 2 is what is tested against the lemma's radius; starts beyond the radius "
-                  "(where success must fail for the test to have power) are on the grid", space=SEARCH.C21_SPACE, objective=SEARCH.C21_OBJECTIVE)
+                  "(where success must fail for the test to have power) are on the grid", space=SEARCH.C21_SPACE, objective=SEARCH.C21_OBJECTIVE,
+       statements=("Theorem 2", "Lemma 10"))
 def c21_basin(ctx: Context, *, theory: Bound = S.BASIN_RADIUS, radii=(0.1, 0.2, 1 / 3, 0.5, 0.7, 0.9), clients: int = 100,
               tail: float = 2.0, rounds: int = 60, threshold: float = 0.85) -> Result:
     """Claim 21: starts theta*_j + r u_j (random directions) for r in radii; at every radius within the Lemma-10
@@ -257,7 +259,8 @@ def _rounds_to_floor(ctx: Context, fed, stream: str, cap: int, factor: float = 1
 
 
 @check("su2022.c22", "Theorem 3: Phase 2 needs T' = Theta((kappa/(s eta rho)) log(Delta/nu)) rounds", "rate", "holds",
-       no_control="the claim is the scaling of Phase 2's round count with kappa/(s eta rho); no method without the property is compared in the paper")
+       no_control="the claim is the scaling of Phase 2's round count with kappa/(s eta rho); no method without the property is compared in the paper",
+       statements=("Theorem 3",))
 def c22_rounds(ctx: Context, *, theory: Bound = power_law("x", 1.0, "upper", "T' <~ kappa/(s eta rho)"),
                p1s=(0.15, 0.3, 0.5), ds=(2, 4, 8), clients: int = 100, tiny_share: float = 0.1, cap: int = 4000,
                tol: float = 0.4) -> Result:
@@ -332,7 +335,8 @@ def exact_miss_log_probability(n: int, Delta: float, sigma: float) -> float:
 
 @check("su2022.c23", "Lemma 10: a client's misclustering probability falls as exp(-c n_i) (exponent 1 in n_i), under the Chernoff curve",
        "bound", "holds",
-       no_control="a property of the nearest-model assignment on the mixture (Lemma 10), not of an iterative algorithm")
+       no_control="a property of the nearest-model assignment on the mixture (Lemma 10), not of an iterative algorithm",
+       statements=("Lemma 10", "Theorem 2"))
 def c23_misclustering(ctx: Context, *, theory: Bound = S.MISCLUSTER_EXPONENT, chernoff: Bound = S.CHERNOFF,
                       ns=(1, 2, 4, 8, 16, 32, 64), sigma: float = 0.5, radius: float = 0.25, d: int = 10, k: int = 3,
                       margin: float = 2.0, exact_ns=(8, 16, 32, 64, 128), tol: float = 0.1) -> Result:
@@ -434,7 +438,8 @@ def c23_misclustering(ctx: Context, *, theory: Bound = S.MISCLUSTER_EXPONENT, ch
 
 
 @check("su2022.c24", "Eq. (32): sup_theta |G_j - E G_j| / N falls as sqrt(d k log k / M_eff)", "rate", "holds",
-       no_control="a uniform concentration property of the data (eq. (32)), not of an algorithm")
+       no_control="a uniform concentration property of the data (eq. (32)), not of an algorithm",
+       statements=("eq. (32)",))
 def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, clients=(50, 100, 200, 400, 800), n: int = 10,
                           tails=(1.1, 2.0), thetas: int = 8, climbs: int = 2, resamples: int = 6, sigma: float = 0.5,
                           tol: float = 0.2) -> Result:
@@ -531,7 +536,8 @@ def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, 
 
 
 @check("su2022.c25", "Lemmas 2 and 11: the clustering-error terms are <~ nu log(e/nu) along Phase-2 runs", "bound", "holds",
-       no_control="a property of the misclustered sets along Phase-2 runs against the lemmas' shapes, not a comparison of algorithms")
+       no_control="a property of the misclustered sets along Phase-2 runs against the lemmas' shapes, not a comparison of algorithms",
+       statements=("Lemma 2", "Lemma 11"))
 def c25_clustering_terms(ctx: Context, *, lemma2: Bound = S.LEMMA_2, features: Bound = S.LEMMA_11_FEATURES,
                          noise: Bound = S.LEMMA_11_NOISE, clients: int = 300, tail: float = 1.5, sigmas=(0.3, 0.6),
                          rounds: int = 20, start: float = 0.3, margin: float = 2.0) -> Result:
@@ -628,7 +634,8 @@ def c25_clustering_terms(ctx: Context, *, lemma2: Bound = S.LEMMA_2, features: B
 
 
 @check("su2022.c26", "Lemma 7: lambda(K_j) lies in [c alpha s N_j/(kappa N), C beta s N_j/N]: both ends of order N_j/N",
-       "bound", "holds", no_control="a property of the cluster matrix K_j of the data, not of an algorithm's behaviour")
+       "bound", "holds", no_control="a property of the cluster matrix K_j of the data, not of an algorithm's behaviour",
+       statements=("Lemma 7",))
 def c26_lemma7(ctx: Context, *, lower: Bound = S.LEMMA_7_LOWER, upper: Bound = S.LEMMA_7_UPPER,
                multiples=(100, 300, 1000, 3000), others=(10, 100, 1000), d: int = 10, n: int = 5,
                settings=((1, 0.5), (5, 0.1), (5, 0.5)), tol: float = 0.1) -> Result:
@@ -722,7 +729,7 @@ def c26_lemma7(ctx: Context, *, lower: Bound = S.LEMMA_7_LOWER, upper: Bound = S
 
 
 @check("su2022.c27", "Lemma 8: E||B Lambda_j zeta||^2 <= sigma^2 s d ||K_j||/N, and w.h.p. within a constant", "bound", "holds",
-       no_control="a property of the noise term's distribution (Lemma 8), not of an algorithm")
+       no_control="a property of the noise term's distribution (Lemma 8), not of an algorithm", statements=("Lemma 8",))
 def c27_lemma8(ctx: Context, *, theory: Bound = S.LEMMA_8_MEAN, quantile_theory: Bound = S.LEMMA_8, clients: int = 60,
                n_range=(1, 30), d: int = 10,
                settings=((1, 0.5), (5, 0.1), (5, 0.5)), noise_draws: int = 2000, margin: float = 2.0) -> Result:

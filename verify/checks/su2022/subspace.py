@@ -71,7 +71,8 @@ def _farthest(mod, theta: torch.Tensor) -> torch.Tensor:
 
 
 @check("su2022.c06", "Lemma 3: ||Y - E[Y]|| / (delta^2 + sigma^2) falls as sqrt(d/m)", "rate", "holds",
-       no_control="a concentration property of the residual moment Y of the data (Lemma 3), not of an algorithm")
+       no_control="a concentration property of the residual moment Y of the data (Lemma 3), not of an algorithm",
+       statements=("Lemma 3",))
 def c06_lemma3(ctx: Context, *, theory: Bound = S.LEMMA_3_LEADING,
                theory_d: Bound = power_law("d", 1.0, "upper", "xi_1 in d: (d/m) log^3 N dominates as d grows"),
                ms=(1000, 3000, 10000, 30000), ds=(5, 10, 20, 40), m_fixed: int = 5000, d_fixed: int = 10,
@@ -139,7 +140,8 @@ def c06_lemma3(ctx: Context, *, theory: Bound = S.LEMMA_3_LEADING,
 
 
 @check("su2022.c07", "Lemma 6: the anchor's k x k moment deviates as sqrt(k/ell)", "rate", "holds",
-       no_control="a concentration property of the anchor's k x k moment (Lemma 6), not of an algorithm")
+       no_control="a concentration property of the anchor's k x k moment (Lemma 6), not of an algorithm",
+       statements=("Lemma 6",))
 def c07_lemma6(ctx: Context, *, theory: Bound = S.LEMMA_6_LEADING,
                theory_k: Bound = power_law("k", 1.0, "upper", "xi_2 in k: (k/ell) log^3 N dominates as k grows"),
                ells=(20, 63, 200, 632, 2000), ks=(2, 3, 5, 8), ell_fixed: int = 500, d: int = 10, e_norm: float = 0.5,
@@ -255,7 +257,7 @@ def lemma4_witness() -> dict:
 
 
 @check("su2022.c08", "Lemma 4 as printed: orthogonal iteration converges as tanh(theta) |lambda_{k+1}/lambda_k|^t",
-       "erratum", "violated")
+       "erratum", "violated", statements=("Lemma 4",))
 def c08_lemma4(ctx: Context, *, theory: Bound = S.LEMMA_4_PRINTED, gaps=(0.5, 0.8, 0.95), d: int = 20, k: int = 3,
                iterations: int = 40, floor: float = 1e-10, rtol: float = 1e-9) -> Result:
     """Lemma 4 as printed (paper line ~492): ||Q_t Q_t^T - U_1 U_1^T||_2 <= tanh(theta) |lambda_{k+1}/lambda_k|^t for all t,
@@ -317,7 +319,8 @@ def c08_lemma4(ctx: Context, *, theory: Bound = S.LEMMA_4_PRINTED, gaps=(0.5, 0.
 
 
 @check("su2022.x01", "Lemma 4 repaired: orthogonal iteration converges as tan(gamma) |lambda_{k+1}/lambda_k|^t", "bound", "holds",
-       no_control="a deterministic convergence bound of orthogonal iteration on a fixed matrix; the printed tanh form (c08) is the comparison that fails")
+       no_control="a deterministic convergence bound of orthogonal iteration on a fixed matrix; the printed tanh form (c08) is the comparison that fails",
+       statements=("Lemma 4",))
 def x01_lemma4_tan(ctx: Context, *, theory: Bound = S.LEMMA_4, gaps=(0.5, 0.8, 0.95), d: int = 20, k: int = 3,
                    iterations: int = 40, floor: float = 1e-10, rtol: float = 1e-9) -> Result:
     """Claim 8 with E14's repair: Y = U diag(lambda) U^T with lambda_{k+1}/lambda_k = gap; orthogonal iteration on
@@ -350,7 +353,8 @@ def x01_lemma4_tan(ctx: Context, *, theory: Bound = S.LEMMA_4, gaps=(0.5, 0.8, 0
 
 
 @check("su2022.c09", "Lemma 5 (gap-free): ||(I - Q Q^T) x_i|| <= 3 sqrt(eps) after k log(dNH/eps) iterations", "bound", "holds",
-       no_control="a property of orthogonal iteration's output against a stated bound; the bound's constant 3 is what is tested")
+       no_control="a property of orthogonal iteration's output against a stated bound; the bound's constant 3 is what is tested",
+       statements=("Lemma 5",))
 def c09_lemma5(ctx: Context, *, theory: Bound = S.LEMMA_5, eps_ops=(1e-4, 1e-3, 1e-2, 1e-1), d: int = 20, k: int = 3,
                N: int = 10000, threshold: float = 0.99) -> Result:
     """Claim 9: M = sum_i x_i x_i^T + E with ||E|| = eps exactly (E random, asymmetric) and x_i with equal
@@ -460,7 +464,8 @@ def _exponent_panel(ctx: Context, title: str, xlabel: str, ylabel: str, label: s
 
 @check("su2022.c10", "Proposition 1: the projection residual is <~ (delta^2+sigma^2) xi_1 / p_j, and its worst case falls as m^(-1/2)",
        "bound", "holds",
-       no_control="a property of the estimated subspace's projection (Proposition 1) against its stated shape, not a comparison of algorithms")
+       no_control="a property of the estimated subspace's projection (Proposition 1) against its stated shape, not a comparison of algorithms",
+       statements=("Proposition 1",))
 def c10_prop1(ctx: Context, *, theory: Bound = S.PROP_1, ms=(1000, 3000, 10000, 30000, 100000), ds=(5, 20),
               p_skewed=(0.2, 0.1), m_fixed: int = 20000, margin: float = 2.0, distances=PROP1_DISTANCES,
               exponent_tol: float = 0.1) -> Result:
@@ -601,7 +606,8 @@ def _prop2_ell_errors(ctx: Context, stream: str, R: int, *, k: int, d: int, ells
 
 @check("su2022.c11", "Proposition 2 (19): |sigma_hat^2 - ||Sigma e||^2| <~ (delta^2+sigma^2)(xi_1/p + xi_2), falling as ell^(-1/2)",
        "bound", "holds",
-       no_control="a property of the estimate sigma_hat^2 (Proposition 2) against its stated shape, not a comparison of algorithms")
+       no_control="a property of the estimate sigma_hat^2 (Proposition 2) against its stated shape, not a comparison of algorithms",
+       statements=("Proposition 2",))
 def c11_prop2_estimate(ctx: Context, *, theory: Bound = S.PROP_2_19, ells=(50, 150, 500, 1500), ms=(2000, 6000, 20000),
                        d: int = 10, k: int = 3, ell_fixed: int = 150, m_fixed: int = 20000,
                        distances=(0.2, 0.5, 1.0), margin: float = 2.0, exponent_ells=(30, 100, 300, 1000, 3000),
@@ -704,7 +710,8 @@ def haar_block_smin(n: int, d: int, ell: int, rng: np.random.Generator) -> np.nd
 
 
 @check("su2022.c18", "Lemma 15: the eps-quantile of sigma_min(U^T Q) is >~ eps/(sqrt(ell)(sqrt(d)+log(1/eps))): its exponents",
-       "bound", "holds", no_control="a property of the Haar distribution, not of an algorithm")
+       "bound", "holds", no_control="a property of the Haar distribution, not of an algorithm",
+       statements=("Lemma 15",))
 def c18_lemma15(ctx: Context, *, theory: Bound = S.LEMMA_15, ds=(80, 320, 1280, 5120), ells=(2, 4, 8, 16),
                 eps_levels=(0.1, 0.03, 0.01, 0.003), tol: float = 0.15) -> Result:
     """Claim 18, tested on the exponents of the variables Lemma 15 names (a lower bound with a hidden constant):
@@ -763,7 +770,8 @@ def c18_lemma15(ctx: Context, *, theory: Bound = S.LEMMA_15, ds=(80, 320, 1280, 
 
 
 @check("su2022.c19", "Lemma 14: ||sum_i (a_i b_i^T - E)|| grows as sqrt(n d) (truncated matrix Bernstein)", "rate", "holds",
-       no_control="a concentration property of a sum of random rank-one matrices (Lemma 14), not of an algorithm")
+       no_control="a concentration property of a sum of random rank-one matrices (Lemma 14), not of an algorithm",
+       statements=("Lemma 14",))
 def c19_lemma14(ctx: Context, *, theory_n: Bound = power_law("n", 0.5, "upper", "leading term sqrt(n d log(1/delta))"),
                 theory_d: Bound = power_law("d", 1.0, "upper", "d log^3(n/delta) term"), ns=(100, 400, 1600, 6400),
                 ds=(5, 10, 20, 40), n_fixed: int = 1600, d_fixed: int = 10, tol: float = 0.1) -> Result:

@@ -86,7 +86,8 @@ def client_failure(fed, theta_prev: torch.Tensor, theta_new: torch.Tensor, z: to
 @check("su2022.x05", "Theorems 2-3 per client: each client's estimate is within the bound w.p. 1 - p_e(n_i), along the runs",
        "bound", "holds",
        no_control="the claim is the failure probability of the nearest-model assignment along the method's own runs; no "
-                  "method without the property is compared, and the fresh-data (fixed theta) probability is its reference")
+                  "method without the property is compared, and the fresh-data (fixed theta) probability is its reference",
+       statements=("Theorem 2", "Theorem 3"))
 def x05_per_client(ctx: Context, *, theory: Bound = S.CLIENT_FAILURE, ns=(1, 2, 4, 8, 16), per_size: int = 150,
                    sigma: float = 0.5, start: float = 0.2, rounds: int = 60, d: int = 5, k: int = 2,
                    resolvable: float = 10.0) -> Result:
@@ -228,7 +229,7 @@ def sharp_rate(fed, eta, s: int = S_LOCAL) -> torch.Tensor:
 
 
 @check("su2022.x06", "Theorem 2 (9) per round: d_t <= (1 - C_1 s eta rho/kappa) d_{t-1} + C_2 s eta sigma nu log(e/nu), floor linear in sigma",
-       "bound", "holds")
+       "bound", "holds", statements=("Theorem 2",))
 def x06_per_round(ctx: Context, *, theory: Bound = S.FLOOR_9, sigmas=(0.025, 0.05, 0.1, 0.2), clients: int = 100, n: int = 20,
                   start: float = 0.2, rounds: int = 150, d: int = 5, k: int = 2, tol: float = 0.1) -> Result:
     """Theorem 2, eq. (9) (paper line ~199): for all t >= T + 1, d(theta_t, theta*) <= (1 - C1 s eta rho/kappa)
@@ -357,7 +358,8 @@ def end_to_end(ctx: Context, R: int, *, k: int, d: int, m: int, T: int, clients:
 @check("su2022.x07", "Theorem 3 with heterogeneous Sigma (alpha < beta): end to end, Phase 1's 0.4 Delta against Lemma 10's 0.19 Delta basin",
        "bound", "holds",
        no_control="the claim is the method's own end-to-end convergence (Theorem 3); Phase 2 alone from the same starts is "
-                  "not a method without the property at k = 2 (it succeeds from some starts), so it is reported, not judged")
+                  "not a method without the property at k = 2 (it succeeds from some starts), so it is reported, not judged",
+       statements=("Theorem 3", "Theorem 1"))
 def x07_heterogeneous(ctx: Context, *, theory: Bound = END_TO_END, threshold: float | None = None, m: int = 2500, T: int = 20,
                       clients: int = 150, tail: float = 2.0, rounds: int = 150, side_rounds: int = 60, d: int = 5, k: int = 2,
                       alpha: float = 0.5, beta: float = 1.5) -> Result:
@@ -453,7 +455,8 @@ def miss_rate_exact(snr):
 
 @check("su2022.x08", "p_e's SNR exponent: the misclustering rate per point is >~ (1 ^ Delta^2/sigma^2)^2 (exact rate ~ (Delta/sigma)^2)",
        "rate", "holds",
-       no_control="an exact property of the nearest-model rule on the mixture (its large-deviation rate), not of an algorithm")
+       no_control="an exact property of the nearest-model rule on the mixture (its large-deviation rate), not of an algorithm",
+       statements=("Theorem 2", "Lemma 10"))
 def x08_snr_exponent(ctx: Context, *, theory: Bound = S.PE_EXPONENT, snrs=(0.05, 0.1, 0.2, 0.4, 0.8), high=(2.0, 4.0, 8.0, 16.0),
                      check_n: int = 400, tol: float = 0.1) -> Result:
     """Theorem 2 (paper line ~205): p_e(n_i) = 4k exp(-c n_i (1 ^ Delta^2/sigma^2)^2), i.e. a client's misclustering
@@ -560,7 +563,7 @@ def _rounds_to_floor(fed, theta0, eta, rounds: int, factor: float):
 @check("su2022.x09", "Theorem 3's T' = Theta((kappa/(s eta rho)) log(Delta/nu)) as printed: not invariant under a "
        "change of units, "
        "and flat in sigma/Delta where the rounds grow as log(Delta/sigma)",
-       "erratum", "violated")
+       "erratum", "violated", statements=("Theorem 3",))
 def x09_rounds_units(ctx: Context, *, theory: Bound = S.ROUNDS, scales=(1e-4, 1e-2, 1.0, 1e2), clients: int = 100, n: int = 20,
                      start: float = 0.2, rounds: int = 120, factor: float = 1.2, d: int = 5, k: int = 2,
                      sigma_ratios=(1e-1, 1e-2, 1e-3, 1e-4), sigma_rounds: int = 200) -> Result:
@@ -687,7 +690,8 @@ def x09_rounds_units(ctx: Context, *, theory: Bound = S.ROUNDS, scales=(1e-4, 1e
 @check("su2022.x10", "Theorems 1 and 3 with Rademacher features (sub-Gaussian, not Gaussian): anchors within 2 eps Delta/alpha, then convergence",
        "bound", "holds",
        no_control="the claim is the method's own convergence under a non-Gaussian sub-Gaussian feature law; the Gaussian runs "
-                  "of x02, c28 are its reference, not a method without the property")
+                  "of x02, c28 are its reference, not a method without the property",
+       statements=("Remark 1", "Theorem 1"))
 def x10_rademacher(ctx: Context, *, theory: Bound = END_TO_END, threshold: float | None = None, m: int = 2500, T: int = 10,
                    clients: int = 150, tail: float = 2.0, rounds: int = 100, d: int = 5, k: int = 2) -> Result:
     """Theorems 1-3 assume only independent sub-Gaussian features with alpha I <= E[phi phi^T] <= beta I (Section 3); the
@@ -756,7 +760,8 @@ def literal_stop_witness(eps=sp.Rational(1, 10)) -> dict:
        "anchors outside "
        "2 eps Delta/alpha; the reading of the text and proof does not",
        "counterexample", "reproduced",
-       no_control="the counterexample is itself the comparison: the literal reading against the proof's on the same data")
+       no_control="the counterexample is itself the comparison: the literal reading against the proof's on the same data",
+       statements=("Section 4.1",))
 def x11_literal_sigma_hat(ctx: Context, *, literal: str = "eigen", repaired: str = "rayleigh", m: int = 5000, T: int = 8,
                           share: float = 0.75, d: int = 5, k: int = 2) -> Result:
     """Phase 1, line 13 (paper line ~93): "Each anchor client i calls power-iteration(A_{i,t} A_{i,t}^T, T2) to output
@@ -864,7 +869,7 @@ def power_steps_needed(A: torch.Tensor, v0: torch.Tensor, tol: float = 1e-6, cap
 @check("su2022.x12", "Theorem 1 (3): the anchor's ell = Omega~(k) does not grow with d (nor does the T2 its k x k power iteration needs)",
        "rate", "holds",
        no_control="the claim is Phase 1's own requirement and its independence of d; no method without the projection is "
-                  "compared in the paper")
+                  "compared in the paper", statements=("Theorem 1", "Section 4.1"))
 def x12_ell_free_of_d(ctx: Context, *, theory: Bound = S.ELL_FREE_OF_D, ds=(5, 10, 20, 40), k: int = 2, anchors: int = 8,
                       ell_grid=(4, 8, 16, 32, 64, 128), ell_T2: int = 100, tol: float = 0.25) -> Result:
     """Theorem 1 (3) (paper line ~123): ell = Omega~(k) (polylog factors in N only), and Section 4.1 (line ~111): projecting
