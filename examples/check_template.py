@@ -9,7 +9,9 @@ convention and nothing else. The convention (DESIGN.md, "One convention for a ch
 1. The paper is a :class:`Paper` and each theorem a :class:`Bound` (in ``analytic/papers/<key>.py``
    for a real paper): a sympy expression with its kind (upper / lower / tight / exact), statement,
    source and typst math.
-2. ``@check(id, title, kind, expected)`` states the check's identity once. The function takes the
+2. ``@check(id, title, kind, expected, statements=("Theorem 1",))`` states the check's identity once, with the
+   paper's numbered statements it exercises (each a :class:`Statement` registered with the paper: its card in
+   ``fedverify statements`` says which symbols the runs varied and which terms they needed). The function takes the
    :class:`Context` and then *keyword arguments only*: the theory with the paper's default
    (``theory=MEAN_ERROR``) and the grid with the paper's defaults. A test plants a wrong bound by
    passing it, never by monkeypatching; a direct call ``c01(ctx)`` is exactly ``fedverify run``.
@@ -24,7 +26,7 @@ convention and nothing else. The convention (DESIGN.md, "One convention for a ch
 6. Tests: ``tests/test_check_template.py`` shows the contract every check inherits
    (``verify.testing.CheckContract``) with a planted wrong theory that must be ``violated``.
 7. How hard it was tested: every verdict atom records its margin, power and tightness and the
-   registry keeps the weakest (``verify/strength.py``); the contract plants the theory just past the
+   registry reports the binding one, closest to failing (``verify/strength.py``); the contract plants the theory just past the
    reported power and requires ``violated``. A claim about an algorithm's property runs a control that
    must fail (``result_for(..., control={...})`` with ``fit.controlled``); otherwise ``@check`` says
    why none applies (``no_control=...``).
@@ -38,12 +40,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from verify.api import (Assumption, Bound, Claim, Context, Paper, Result, apply_assumptions, bound_verdict, check,
-                        combine, figspec, rate_verdict, register_paper, result_for)
-
-PAPER = register_paper(Paper(
-    key="template2025", title="Check template: the error of a sample mean", authors="fedverify",
-    summary="A textbook identity written as a fedverify check, to be copied when adding a claim."))
+from verify.api import (Assumption, Bound, Claim, Context, Paper, Result, Statement, apply_assumptions, bound_verdict,
+                        check, combine, figspec, rate_verdict, register_paper, result_for, statement_table)
 
 sigma, n, d = sp.symbols("sigma n d", positive=True)
 
@@ -53,8 +51,14 @@ MEAN_ERROR = Bound(
     statement="The mean of n i.i.d. N(mu, sigma^2 I_d) vectors has expected squared error d sigma^2 / n.",
     source="textbook (variance of a mean)", hidden_constant=False, typst="EE norm(macron(x)_n - mu)^2 = d sigma^2 / n")
 
+PAPER = register_paper(Paper(
+    key="template2025", title="Check template: the error of a sample mean", authors="fedverify",
+    summary="A textbook identity written as a fedverify check, to be copied when adding a claim."),
+    statement_table("template2025", Statement("template2025", "Theorem 1", MEAN_ERROR.statement, bounds=(MEAN_ERROR,),
+                                              main=True)))
 
-@check("template2025.c01", "The sample mean's squared error is d sigma^2 / n", "rate", "holds",
+
+@check("template2025.c01", "The sample mean's squared error is d sigma^2 / n", "rate", "holds", statements=("Theorem 1",),
        no_control="a property of the sample mean's distribution, not of an algorithm that could lack it")
 def c01_sample_mean(ctx: Context, *, theory: Bound = MEAN_ERROR, ns=(4, 16, 64, 256), dim: int = 5,
                     noise: float = 2.0, tol: float = 0.05, band: float = 0.1) -> Result:

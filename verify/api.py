@@ -32,6 +32,7 @@ Running and reading from Python (what ``fedverify run`` and a results directory 
 from __future__ import annotations
 
 from analytic.bounds import Bound
+from analytic.statements import Hypothesis, Statement, statement_table
 from analytic.papers import Paper
 from verify import figspec
 from verify.engine import Context
@@ -72,7 +73,7 @@ from verify.testing import (
 )
 
 __all__ = [
-    "Bound", "Paper", "power_law",
+    "Bound", "Paper", "power_law", "Statement", "Hypothesis", "statement_table",
     "check", "register_paper", "result_for", "Context", "Claim", "Assumption", "Result", "erratum", "remark",
     "figspec",
     "rate_verdict", "bound_verdict", "identity_verdict", "deterministic_verdict", "exact_zero_verdict",

@@ -29,21 +29,31 @@ THEOREM_1 = Bound(name="Theorem 1", expr=1 / n, kind="upper", statement="E (mean
                   source="toy2026, Theorem 1, eq. (1)")
 '''
 
+STATEMENTS = '''
+"""toy2026's numbered statements: what its checks name, each with its card."""
+from analytic.papers.toy2026 import THEOREM_1
+from analytic.statements import Statement, statement_table
+
+STATEMENTS = statement_table("toy2026", Statement("toy2026", "Theorem 1", "E (mean of n draws)^2 <= 1/n (1).", 3,
+                                                  bounds=(THEOREM_1,), main=True))
+'''
+
 CHECKS = '''
 """toy2026 Claim 1: Theorem 1's rate 1/n."""
 import numpy as np
 import torch
 
 from analytic.papers.toy2026 import PAPER, THEOREM_1
+from analytic.papers.toy2026_statements import STATEMENTS
 from verify.engine import Context
 from verify.fit import rate_verdict
 from verify.registry import check, register_paper, result_for
 from verify.result import Claim, Result
 
-register_paper(PAPER)
+register_paper(PAPER, STATEMENTS)
 
 
-@check("toy2026.c01", "Theorem 1: the sample mean's squared error falls like 1/n", "rate", "holds",
+@check("toy2026.c01", "Theorem 1: the sample mean's squared error falls like 1/n", "rate", "holds", statements=("Theorem 1",),
        no_control="a rate of one estimator; a planted wrong exponent is its falsifier")
 def c01_mean_rate(ctx: Context, *, theory=THEOREM_1, ns=(10, 30, 100, 300, 1000)) -> Result:
     """The squared error of the mean of n N(0, 1) draws, over replicates, against Theorem 1's 1/n (eq. (1))."""
@@ -75,6 +85,7 @@ def sixth(tmp_path_factory) -> Path:
     before = _snapshot(root)
     # the steps of docs/adding-a-paper.md: the theory, our reading, the checks (new files only)
     (root / "analytic" / "papers" / "toy2026.py").write_text(textwrap.dedent(THEORY))
+    (root / "analytic" / "papers" / "toy2026_statements.py").write_text(textwrap.dedent(STATEMENTS))
     (root / "docs" / "papers" / "toy2026.md").write_text("# toy2026\n\n## 6. Checkable claims\n\n1. Theorem 1.\n")
     pkg = root / "verify" / "checks" / "toy2026"
     pkg.mkdir()
@@ -82,8 +93,8 @@ def sixth(tmp_path_factory) -> Path:
     (pkg / "mean.py").write_text(textwrap.dedent(CHECKS))
     after = _snapshot(root)
     assert {k: v for k, v in after.items() if k in before} == before  # nothing that existed was edited
-    assert sorted(set(after) - set(before)) == ["analytic/papers/toy2026.py", "verify/checks/toy2026/__init__.py",
-                                                "verify/checks/toy2026/mean.py"]
+    assert sorted(set(after) - set(before)) == ["analytic/papers/toy2026.py", "analytic/papers/toy2026_statements.py",
+                                                "verify/checks/toy2026/__init__.py", "verify/checks/toy2026/mean.py"]
     return root
 
 

@@ -161,7 +161,7 @@ def test_report_skips_an_unreadable_result_with_a_warning_naming_it(capsys, work
 def test_run_reruns_a_stored_result_that_lost_its_body(capsys, tmp_path):
     load_all()
 
-    @check("zz0023.c01", "planted quick check", "bound", "holds")
+    @check("zz0023.c01", "planted quick check", "bound", "holds", statements=("Theorem 1",))
     def quick(ctx):
         return planted("zz0023.c01")
 
@@ -199,7 +199,7 @@ def test_absurd_sizes_are_refused_up_front_with_the_memory_needed(capsys, workdi
 def test_a_check_that_runs_out_of_memory_at_the_users_replicates_is_one_line(capsys, tmp_path):
     load_all()
 
-    @check("zz0023.c02", "planted allocation", "bound", "holds")
+    @check("zz0023.c02", "planted allocation", "bound", "holds", statements=("Theorem 1",))
     def hungry(ctx):
         ctx.reps(10)
         raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 80000000000 bytes.")

@@ -25,9 +25,9 @@ def test_the_catalogue_agrees_with_the_registry():
 def test_a_changed_file_is_read_again_and_a_non_literal_decorator_falls_back(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     mod = tmp_path / "fvcat_mod.py"
-    mod.write_text('T = "first"\n@check("zz2099.c01", T, "bound", "holds")\ndef c01(ctx):\n    pass\n')
+    mod.write_text('T = "first"\n@check("zz2099.c01", T, "bound", "holds", statements=("Theorem 1",))\ndef c01(ctx):\n    pass\n')
     assert [e.title for e in catalog._checks_in(mod)] == ["first"]
-    mod.write_text('@check("zz2099.c01", "second " + name, "bound", "holds")\ndef c01(ctx):\n    pass\n')
+    mod.write_text('@check("zz2099.c01", "second " + name, "bound", "holds", statements=("Theorem 1",))\ndef c01(ctx):\n    pass\n')
     with pytest.raises(catalog._NotLiteral):
         catalog._checks_in(mod)
     first = catalog.entries()

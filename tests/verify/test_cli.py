@@ -74,15 +74,15 @@ def planted_checks():
         return Result(id=cid, paper="zz0000", title="planted", claim=Claim("planted"), kind="bound",
                       verdict=verdict, expected=Verdict.HOLDS)
 
-    @check("zz0000.c01", "planted mismatch", "bound", "holds")
+    @check("zz0000.c01", "planted mismatch", "bound", "holds", statements=("Theorem 1",))
     def mismatch(ctx):
         return mk("zz0000.c01", Verdict.VIOLATED)
 
-    @check("zz0000.c02", "planted crash", "bound", "holds")
+    @check("zz0000.c02", "planted crash", "bound", "holds", statements=("Theorem 1",))
     def crash(ctx):
         raise RuntimeError("planted failure")
 
-    @check("zz0000.c03", "planted interrupt", "bound", "holds")
+    @check("zz0000.c03", "planted interrupt", "bound", "holds", statements=("Theorem 1",))
     def interrupted(ctx):
         raise KeyboardInterrupt
 
@@ -126,7 +126,7 @@ def test_changed_check_code_is_not_reused(capsys, tmp_path, monkeypatch):
 def test_internal_config_error_is_a_toolkit_failure(capsys, tmp_path, planted_checks):
     from analytic.errors import InputError
 
-    @check("zz0000.c04", "planted internal error", "bound", "holds")
+    @check("zz0000.c04", "planted internal error", "bound", "holds", statements=("Theorem 1",))
     def internal(ctx):
         raise InputError("X", "internal shape mismatch")
 

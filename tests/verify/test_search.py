@@ -53,7 +53,8 @@ def local_checks():
     added = []
 
     def register(check_id, space, objective):
-        @check(check_id, "a test-local searchable claim", "bound", "holds", space=space, objective=objective)
+        @check(check_id, "a test-local searchable claim", "bound", "holds", space=space, objective=objective,
+              statements=("Theorem 1",))
         def claim(ctx):  # never run: the search only needs the space and the objective
             raise NotImplementedError
 

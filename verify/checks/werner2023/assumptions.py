@@ -72,7 +72,7 @@ def _lemma1_worst_case(kappa: float, n: int):
 @check("werner2023.c17", "Lemma 1, eq. (18): A^2 <= (2L/mu)^2 for strongly convex quadratics with shared cluster optima",
        "bound", "holds",
        no_control="a property of the loss functions (Assumption 4's constant A^2 of strongly convex quadratics), not of "
-                  "an algorithm", space=S.C17_SPACE, objective=S.C17_OBJECTIVE)
+                  "an algorithm", space=S.C17_SPACE, objective=S.C17_OBJECTIVE, statements=("Lemma 1",))
 def c17_lemma1_a(ctx: Context, *, theory: Bound = W.LEMMA_1_A2, kappas=(2.0, 10.0), points: int = 10_000,
                  worst_n: int = 256) -> Result:
     """docs/papers/werner2023.md §6.4 claim 17: random quadratics with spectra in [mu, L], mu = 1, L in {2, 10}, d = 5, K = 3,
@@ -193,7 +193,7 @@ def _c18_erratum(fails_random: int, n_random: int):
 
 
 @check("werner2023.c18", "Lemma 1, eq. (19): the max-form of Delta fails; the pairwise bound the proof gives holds",
-       "erratum", "violated", space=S.C18_SPACE, objective=S.C18_OBJECTIVE)
+       "erratum", "violated", space=S.C18_SPACE, objective=S.C18_OBJECTIVE, statements=("Lemma 1",))
 def c18_lemma1_separation(ctx: Context, *, claimed: Bound = W.LEMMA_1_MAX_FORM, corrected: Bound = W.LEMMA_1_PAIRWISE,
                           kappas=(2.0, 10.0), points: int = 2000) -> Result:
     """docs/papers/werner2023.md §6.4 claim 18 and section 7 (A1). With D^2 = 2(1 + (L/mu)^2), the exact
@@ -294,7 +294,7 @@ def _c19_remark(d2e: np.ndarray, d2_traj: float, a2e: np.ndarray, grows: np.ndar
 
 
 @check("werner2023.c19", "Fig. 2: along ground-truth training, ratio (31) stays bounded and gap (32) stays positive",
-       "assumption", "holds")
+       "assumption", "holds", statements=("Fig. 2",))
 def c19_fig2_constants(ctx: Context, *, A2_claim: float = float(np.finfo(float).max), separation: float = 1e-6,
                        growth: float = 1.1, eta: float = FIG2_ETA, T: int = FIG2_T) -> Result:
     """docs/papers/werner2023.md §5.1 and 6.4 check 19: the paper's synthetic regression (K = 4, n_i = 75, m = 9 samples, d = 10,

@@ -58,7 +58,7 @@ class _CountingProblem(ClientProblem):
 
 
 @check("werner2023.c29", "Communication per round: FC sends N(N-1) gradients and N(N-1) models; Myopic and Momentum N up, N down",
-       "identity", "holds")
+       "identity", "holds", statements=("Algorithm 2",))
 def c29_communication(ctx: Context, *, fc_messages: Bound = W.FC_MESSAGES, fc_evaluations: Bound = W.FC_EVALUATIONS,
                       server_messages: Bound = W.SERVER_MESSAGES, Ns=(4, 8, 16), T: int = 3) -> Result:
     """docs/papers/werner2023.md §6.7 claim 29: the counters of a T-round run at N in {4, 8, 16} (two clusters) equal the protocol's
@@ -142,7 +142,7 @@ def elbow_index(f: np.ndarray, eps: float) -> np.ndarray:
 
 
 @check("werner2023.c31", "Section 4.5: 'l >~ log sigma' is not Theorem 3.1's requirement (13), which falls as sigma grows",
-       "erratum", "violated")
+       "erratum", "violated", statements=("Fig. 7", "Theorem 3.1"))
 def c31_fig7_elbows(ctx: Context, *, claimed: Bound = power_law("sigma", 0.0, kind="lower",
                                                                    name="Theorem 3.1's l does not fall as sigma grows"),
                     sigmas=(0.5, 1.0, 2.0, 4.0), L: int = 50, q: float = 0.1, eps: float = 0.05) -> Result:

@@ -57,7 +57,7 @@ def _starts(ctx: Context, prob, R: int, far: float) -> list[torch.Tensor]:
 
 
 @check("werner2023.x09", "Federated-Clustering is not sensitive to the initial weights: four very different starts, every client "
-       "at its own optimum; IFCA from the same starts is", "bound", "holds")
+       "at its own optimum; IFCA from the same starts is", "bound", "holds", statements=("Section 1.2",))
 def x09_init_insensitive(ctx: Context, *, theory: Bound = INIT_ERROR, eps: float = 1e-8, kappa: float = 2.0, K: int = 2,
                          n: int = 4, dim: int = 10, Delta: float = 20.0, far: float = 100.0, T: int = 60) -> Result:
     """Clustered quadratics (K = 2, n = 4, d = 10, Hessian spectra in [1, kappa]: A^2 > 0), optima Delta apart, full

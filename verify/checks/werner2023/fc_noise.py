@@ -52,7 +52,7 @@ def _exact_constants(prob, D2: float) -> tuple[float, float]:
 
 
 @check("werner2023.x06", "Theorem 3.3 with A, D > 0 and noise: at fixed T the average squared gradient falls with n_i at least "
-       "as eq. (23)'s sqrt(sigma^2/n_i)", "rate", "holds")
+       "as eq. (23)'s sqrt(sigma^2/n_i)", "rate", "holds", statements=("Theorem 3.3",))
 def x06_n_scaling(ctx: Context, *, theory: Bound = W.THM_3_3, ns=(2, 4, 8, 16), T: int = 8, c: float = 1.0,
                   kappa: float = 2.0, D2: float = 2.0, Delta: float = 20.0, tol: float = 0.1) -> Result:
     """Eq. (23) at fixed T: (1/T) sum_t E||grad f_i(x_{i,t-1})||^2 <~ sqrt(max(1,A^2)(sigma^2/n_i + sigma^3/Delta)/T) with
@@ -148,7 +148,7 @@ def _replicate_constants(prob, D2: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 @check("werner2023.x07", "Theorem 3.3's separation Delta >~ max(1,A^4) max(1,D^2) sigma/delta_i suffices with A, D > 0 and noise; "
-       "far below sigma/delta the balls fail", "assumption", "holds")
+       "far below sigma/delta the balls fail", "assumption", "holds", statements=("Theorem 3.3",))
 def x07_separation(ctx: Context, *, kappa: float = 8.0, D2: float = 4.0, scales=(0.125, 1.0, 4.0, 16.0, 64.0, 256.0),
                    n: int = 8, T: int = 8, B: int = 1, C_sep: float = 8.0, min_ball: float = 0.99,
                    max_ball_below: float = 0.5) -> Result:
@@ -270,7 +270,7 @@ def _fc_growing(ctx: Context, prob, Ts: np.ndarray, R: int, c: float, kappa: flo
 
 
 @check("werner2023.x10", "The strongly convex O(1/T) remark after Theorem 3.3, with A, D > 0, noise and the theorem's batch |B| = c T",
-       "rate", "holds")
+       "rate", "holds", statements=("Section 3.2",))
 def x10_strongly_convex(ctx: Context, *, theory: Bound = STRONGLY_CONVEX_RATE, Ts=(8, 32, 128), c: float = 1.0,
                         kappa: float = 2.0, n: int = 2, Delta: float = 20.0, init_scale: float = 0.3,
                         tol: float = 0.1) -> Result:
@@ -337,7 +337,7 @@ SQRT_BETA = Bound(
 
 
 @check("werner2023.x11", "Theorem 3.3 with A, D > 0 and noise: the Byzantine excess vanishes at least as sqrt(beta) (eq. (23))",
-       "rate", "holds")
+       "rate", "holds", statements=("Theorem 3.3",))
 def x11_sqrt_beta(ctx: Context, *, theory: Bound = SQRT_BETA, counts=(1, 2, 4), n: int = 8, T: int = 16, c: float = 1.0,
                   kappa: float = 2.0, Delta: float = 20.0, tol: float = 0.1) -> Result:
     """K = 2 clusters of n good clients (Hessian spectra in [1, kappa]: A^2 > 0), sigma = 1, |B| = c T, eta = 1/L,

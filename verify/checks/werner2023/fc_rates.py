@@ -65,7 +65,7 @@ def _fc_assumptions(*, steps: int, B_max: float, delta: float, beta: float = 0.0
 
 
 @check("werner2023.c20", "Federated-Clustering with full batches: (1/T) sum ||grad f_i||^2 falls as 1/T for every client",
-       "rate", "holds")
+       "rate", "holds", statements=("Theorem 3.3",))
 def c20_full_batch(ctx: Context, *, theory: Bound = W.FULL_BATCH, Ts=(10, 20, 40, 80, 160, 320), kappa: float = 4.0,
                    tol: float = 0.1, min_ball: float = 0.99) -> Result:
     """docs/papers/werner2023.md §6.5 claim 20: sigma = 0, tau = Delta/2, eta = 1/L, M = 10 on clustered quadratics whose Hessians have
@@ -159,7 +159,8 @@ def c20_full_batch(ctx: Context, *, theory: Bound = W.FULL_BATCH, Ts=(10, 20, 40
 FLOOR_K = 2
 
 
-@check("werner2023.c21", "Fixed batch, eq. (118): Federated-Clustering's floor falls as sigma^2/(n_i |B|)", "rate", "holds")
+@check("werner2023.c21", "Fixed batch, eq. (118): Federated-Clustering's floor falls as sigma^2/(n_i |B|)", "rate", "holds",
+       statements=("Theorem 3.3", "eq. (118)"))
 def c21_fixed_batch_floor(ctx: Context, *, theory: Bound = W.FC_FLOOR, ns=(4, 16, 64), batches=(1, 4, 16, 64),
                           T: int = 8, eta: float = 0.5, tol: float = 0.15) -> Result:
     """docs/papers/werner2023.md §6.5 claim 21: the floor (average of ||grad f_i||^2 over the last half of the rounds) against n_i
@@ -273,7 +274,7 @@ def _growing_batch_runs(ctx: Context, Ts: np.ndarray, R: int, c: float, steps: i
 
 
 @check("werner2023.c22", "Theorem 3.3 with |B| = T: at least the T^{-1/2} rate, with and without edge-of-ball attackers",
-       "rate", "holds")
+       "rate", "holds", statements=("Theorem 3.3",))
 def c22_growing_batch(ctx: Context, *, theory: Bound = W.THM_3_3_GROWING_BATCH, Ts=(4, 16, 64, 256), c: float = 1.0,
                       tol: float = 0.1) -> Result:
     """docs/papers/werner2023.md §6.5 claim 22: |B| = c T (the batch (121) needs), running average at T; slope <= -1/2 + tol (bound
@@ -388,7 +389,7 @@ def _fig3_setting(ctx: Context, K: int, n: int, R: int, T: int, steps: int, etas
 @check("werner2023.c23", "Fig. 3: FC's gap to ground truth shrinks from n_i = 4 to 16; FC beats Local, IFCA and FedAvg",
        "bound", "inconclusive",
        no_control="the claim is itself a comparison: FC against Local, IFCA and FedAvg (and the ground-truth oracle) in one "
-                  "harness, each at its own tuned step; the baselines are its controls")
+                  "harness, each at its own tuned step; the baselines are its controls", statements=("Fig. 3",))
 def c23_gap_to_ground_truth(ctx: Context, *, settings=GAP_SETTINGS, T: int | None = None, steps: int = 10, margin: float = 0.0,
                             etas=GAP_ETAS, beta: float = CODE_MOMENTUM) -> Result:
     """Fig. 3 (section 4.1) with its own set-up, taken from the paper and, where it is silent, from the reference code
@@ -499,7 +500,7 @@ def _byzantine_count(beta: float, n_good: int) -> int:
 
 
 @check("werner2023.c24", "Section 4.4: Federated-Clustering stays within 10x of its attack-free floor; FedAvg blows up",
-       "bound", "holds")
+       "bound", "holds", statements=("Fig. 6",))
 def c24_byzantine_robustness(ctx: Context, *, betas=BYZ_BETAS, fc_factor: Bound = W.FC_BYZANTINE_FACTOR,
                              fedavg_factor: Bound = W.FEDAVG_BYZANTINE_FACTOR, T: int = 12,
                              judged=("large_gaussian", "bit_flip")) -> Result:

@@ -51,7 +51,7 @@ def _mean_se(samples: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
 
 
 @check("werner2023.c25", "Lemma 14: the momentum's variance stays below alpha sigma^2 (stationary alpha sigma^2/(2-alpha))",
-       "bound", "holds")
+       "bound", "holds", statements=("Lemma 14",))
 def c25_momentum_variance(ctx: Context, *, theory: Bound = W.LEMMA_14, variance: Bound = W.MOMENTUM_VARIANCE,
                           alphas=(0.01, 0.1, 0.5, 1.0), steps: int = 300, sigma: float = 1.0, band: float = 0.05) -> Result:
     """docs/papers/werner2023.md §6.6 claim 25: at a fixed x with i.i.d. noise of total variance sigma^2 and m_0 = 0, the momentum (29)
@@ -137,7 +137,8 @@ def c25_momentum_variance(ctx: Context, *, theory: Bound = W.LEMMA_14, variance:
     )
 
 
-@check("werner2023.c26", "Lemma 7: a mini-batch of |B| independent samples has variance sigma^2/|B|", "identity", "holds")
+@check("werner2023.c26", "Lemma 7: a mini-batch of |B| independent samples has variance sigma^2/|B|", "identity", "holds",
+       statements=("Lemma 7",))
 def c26_batch_variance(ctx: Context, *, theory: Bound = W.LEMMA_7, batches=(1, 4, 16, 64), m: int = 100,
                        band: float = 0.05) -> Result:
     """docs/papers/werner2023.md §6.6 claim 26: E||g(x) - grad f(x)||^2 = sigma^2/|B| within 5% for (a) the Gaussian oracle every
@@ -304,7 +305,7 @@ def c27_erratum(sep_min: float, acc_T: float, T_last: int, diverged: list) -> Fi
        "inconclusive",
        no_control="expected inconclusive before any run: Assumption 9 cannot be met in the theorem's own regime, so "
                   "the rate is never judged and a control (the method without momentum) would qualify nothing; with "
-                  "Assumption 9 forced, the planted wrong exponent is violated (tests)")
+                  "Assumption 9 forced, the planted wrong exponent is violated (tests)", statements=("Theorem 3.4",))
 def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, steps: int = 10,
                       separation_threshold: float = (DELTA / 10) ** 2, tol: float = 0.1) -> Result:
     """docs/papers/werner2023.md §6.6 claim 27 with sigma = 2.5 (so that Theorem 3.4's eta = min(1/L, sqrt(F_0/(L T (sigma^2/n_i +
@@ -370,7 +371,7 @@ def c27_momentum_rate(ctx: Context, *, theory: Bound = W.THM_3_4, Ts=MC_GRID, st
 @check("werner2023.c28", "Theorem 3.4: the Byzantine excess of Momentum-Clustering decays as T^{-1/4}", "rate", "inconclusive",
        no_control="expected inconclusive before any run: Assumption 9 cannot be met in the theorem's own regime, so "
                   "the excess's rate is never judged and a control would qualify nothing; the attack-free run of c27 is "
-                  "its paired baseline")
+                  "its paired baseline", statements=("Theorem 3.4",))
 def c28_momentum_byzantine(ctx: Context, *, theory: Bound = W.THM_3_4_BYZANTINE, Ts=MC_GRID[:3], steps: int = 10,
                            separation_threshold: float = (DELTA / 10) ** 2, tol: float = 0.1) -> Result:
     """docs/papers/werner2023.md §6.6 claim 28: one edge-of-ball attacker per cluster ball (beta = delta/4 from each cluster's view)

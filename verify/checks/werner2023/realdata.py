@@ -131,7 +131,7 @@ def train_all(X, y, Xt, yt, cluster, *, K: int, rounds: int, lr: float, momentum
 
 
 @check("werner2023.x20", "Table 1 on real data: FC outperforms every non-oracle baseline on rotation and private-label "
-       "clusters (digits 8x8 in place of MNIST)", "bound", "holds")
+       "clusters (digits 8x8 in place of MNIST)", "bound", "holds", statements=("Table 1",))
 def x20_table1(ctx: Context, *, theory: Bound = TABLE1_ORDER, K: int = 4, per_cluster: int | None = None,
                rounds: int | None = None, lr: float = 0.1, momentum: float = 0.9, tc_steps: int = 3, q: float = 0.2,
                groups: int | None = None, ditto_lambda: float = 1.0, knn_k: int = 10) -> Result:

@@ -138,7 +138,7 @@ def _lemma4_erratum(ratio_far: float, ratio_near: float, c_far: float, tau_far: 
 
 
 @check("werner2023.x02", "Lemma 4's 'contractivity of thresholding' Var(y) <= Var(z) fails for a center far from the mean",
-       "erratum", "violated")
+       "erratum", "violated", statements=("Lemma 4",))
 def x02_lemma4_contractivity(ctx: Context, *, theory: Bound = LEMMA_4, c_far: float = 10.0, c_near: float = 1.0,
                              n: int = 16, K: int = 4, dim: int = 10, sigma: float = 1.0) -> Result:
     """Lemma 4, eq. (68): with v fixed (so the clipped points are independent, as the lemma assumes) and tau^2 = c^2 +
@@ -224,7 +224,7 @@ def mixture_sample(ctx: Context, p: float, a: float, n: int, R: int, stream: str
 
 
 @check("werner2023.x03", "Theorem 3.2's mixture: Threshold-Clustering's error is sigma^4/Delta^2, the lower bound's order, "
-       "a factor sigma/Delta below (14)'s sigma^3/Delta", "rate", "holds")
+       "a factor sigma/Delta below (14)'s sigma^3/Delta", "rate", "holds", statements=("Theorem 3.1", "Theorem 3.2"))
 def x03_mixture_gap(ctx: Context, *, theory: Bound = LOWER_ORDER, Deltas=(4.0, 8.0, 16.0, 32.0, 64.0, 128.0), n: int = 64,
                     sigma: float = 1.0, steps: int = 60, tol: float = 0.1) -> Result:
     """Clusters D1 = {a w.p. p, 0 w.p. 1-p} and D2 = {a w.p. 1-p, 0 w.p. p} of Theorem 3.2's construction (A.2, (89)-(93):
@@ -305,7 +305,7 @@ def tail_instance(sigma: float, R_atom: float) -> dict:
 
 
 @check("werner2023.x04", "Theorem 3.1's sigma^3/Delta term is attained: an in-cluster tail just outside tau costs sigma^3/Delta",
-       "rate", "holds")
+       "rate", "holds", statements=("Theorem 3.1", "Lemma 3"))
 def x04_price_attained(ctx: Context, *, theory: Bound = PRICE_OF_CLUSTERING, Deltas=(32.0, 128.0, 512.0, 2048.0, 8192.0),
                        n: int = 256, sigma: float = 1.0, r: float = 1.25, steps: int = 80, tol: float = 0.1) -> Result:
     """Two 1-D clusters (delta = 1/2) with law {0 w.p. 1 - q, R w.p. q} and its shift by Delta, R = r tau, tau =
@@ -379,7 +379,8 @@ def x04_price_attained(ctx: Context, *, theory: Bound = PRICE_OF_CLUSTERING, Del
 # -- x05: Theorem 3.2's sigma^2/(4n) --------------------------------------------------------------------------
 @check("werner2023.x05", "Theorem 3.2's second term: no estimator of one cluster's mean beats sigma^2/(4n)", "bound", "holds",
        no_control="a lower bound over every estimator (an information-theoretic fact): no algorithm whose property could "
-                  "be absent; the estimators run, the Bayes-optimal one included, are instances of it")
+                  "be absent; the estimators run, the Bayes-optimal one included, are instances of it",
+       statements=("Theorem 3.2",))
 def x05_mean_lower_bound(ctx: Context, *, theory: Bound = MEAN_LOWER, ns=(4, 16, 64, 256), sigma: float = 1.0,
                          prior_scales=(1.0, 8.0, 64.0), steps: int = 15) -> Result:
     """K = 1, n i.i.d. N(mu, sigma^2) samples. The statement (Appendix A.2, line ~708) is a minimax lower bound: every
@@ -503,7 +504,7 @@ def _x12_erratum(ratio_lo: float, ratio_hi: float, alphas, slope: float) -> obje
 
 
 @check("werner2023.x12", "Theorem 3.4's radius sqrt(delta sigma Delta) does not give Lemma 15's beta sqrt(alpha) sigma Delta; "
-       "the proof's sqrt(delta sqrt(alpha) sigma Delta) does", "erratum", "violated")
+       "the proof's sqrt(delta sqrt(alpha) sigma Delta) does", "erratum", "violated", statements=("Theorem 3.4",))
 def x12_momentum_radius(ctx: Context, *, theory: Bound = LEMMA_15_BYZANTINE, alphas=(1.0, 0.1, 0.01, 0.001), b: int = 4,
                         n: int = 16, K: int = 4, dim: int = 10, sigma: float = 1.0, Delta: float = 64.0, steps: int = 70,
                         tol: float = 0.1) -> Result:

@@ -83,7 +83,8 @@ THM31_CLAIM = Claim(
 )
 
 
-@check("werner2023.c09", "Threshold-Clustering reaches the oracle error sigma^2/n (slope -1 in n)", "rate", "holds")
+@check("werner2023.c09", "Threshold-Clustering reaches the oracle error sigma^2/n (slope -1 in n)", "rate", "holds",
+       statements=("Theorem 3.1",))
 def c09_oracle_scaling(ctx: Context, *, theory: Bound = W.ORACLE, ns=(4, 16, 64, 256), Delta: float = 64.0,
                        steps: int = 100, band=(0.8, 1.25), tol: float = 0.1) -> Result:
     """docs/papers/werner2023.md §6.2 claim 9: d=10, K=4, sigma=1, Delta=64, n in {4,16,64,256}; slope in [-1.1,-0.9] and
@@ -136,7 +137,8 @@ def c09_oracle_scaling(ctx: Context, *, theory: Bound = W.ORACLE, ns=(4, 16, 64,
     )
 
 
-@check("werner2023.c10", "Bound (14) holds with one constant over an (n, Delta) grid", "bound", "holds")
+@check("werner2023.c10", "Bound (14) holds with one constant over an (n, Delta) grid", "bound", "holds",
+       statements=("Theorem 3.1",))
 def c10_bound_one_constant(ctx: Context, *, theory: Bound = W.THM_3_1, C: float = 2.0, ns=(4, 16, 64, 256),
                            Deltas=(8.0, 16.0, 32.0, 64.0), steps: int = 100) -> Result:
     """docs/papers/werner2023.md §6.2 claim 10: n in {4,16,64,256} x Delta in {8,16,32,64}, beta = 0;
@@ -188,7 +190,8 @@ def c10_bound_one_constant(ctx: Context, *, theory: Bound = W.THM_3_1, C: float 
     )
 
 
-@check("werner2023.c11", "The separation condition Delta >~ sigma/delta matters", "assumption", "holds")
+@check("werner2023.c11", "The separation condition Delta >~ sigma/delta matters", "assumption", "holds",
+       statements=("Theorem 3.1",))
 def c11_separation_matters(ctx: Context, *, n: int = 256, Deltas=(2.0, 4.0, 8.0, 16.0), steps: int = 100,
                            far_above: float = 10.0, near: float = 1.25) -> Result:
     """docs/papers/werner2023.md §6.2 claim 11: n = 256, Delta in {2,4,8,16}: error at Delta = sigma/delta = 4 is >= 10x
@@ -249,7 +252,8 @@ def c11_separation_matters(ctx: Context, *, n: int = 256, Deltas=(2.0, 4.0, 8.0,
     )
 
 
-@check("werner2023.c12", "Threshold-Clustering converges geometrically, at rate <= 1 - delta/2 per step", "rate", "holds")
+@check("werner2023.c12", "Threshold-Clustering converges geometrically, at rate <= 1 - delta/2 per step", "rate", "holds",
+       statements=("Theorem 3.1", "eq. (41)"))
 def c12_geometric_convergence(ctx: Context, *, contraction_bound: Bound = W.TC_CONTRACTION,
                               steps_bound: Bound = W.TC_STEPS_TO_FLOOR, tol: float = 0.02, n: int = 64, Delta: float = 64.0,
                               L: int = 60) -> Result:
@@ -319,7 +323,7 @@ def c12_geometric_convergence(ctx: Context, *, contraction_bound: Bound = W.TC_C
 
 
 @check("werner2023.c13", "Byzantine robustness (Definition 1): excess error <= beta sigma Delta", "bound", "holds",
-       space=SEARCH.C13_SPACE, objective=SEARCH.C13_OBJECTIVE)
+       space=SEARCH.C13_SPACE, objective=SEARCH.C13_OBJECTIVE, statements=("Theorem 3.1", "Definition 1"))
 def c13_byzantine_robustness(ctx: Context, *, theory: Bound = W.BYZANTINE_TERM, fixed_point=W.edge_attack_excess,
                              bs=(0, 4, 8, 16, 32), breakdown_bs=(40, 48, 56, 64), n: int = 64, Delta: float = 64.0,
                              steps: int = 100, control_c_tau: float = 4.0) -> Result:
@@ -397,7 +401,8 @@ def c13_byzantine_robustness(ctx: Context, *, theory: Bound = W.BYZANTINE_TERM, 
     )
 
 
-@check("werner2023.c14", "Initialisation within sigma is needed (hidden assumption c_1^2 <= sigma^2)", "assumption", "holds")
+@check("werner2023.c14", "Initialisation within sigma is needed (hidden assumption c_1^2 <= sigma^2)", "assumption", "holds",
+       statements=("Theorem 3.1",))
 def c14_initialisation(ctx: Context, *, n: int = 64, Delta: float = 64.0, steps: int = 100, near: float = 1.25,
                        failure_threshold: float = 100 * SIGMA**2) -> Result:
     """docs/papers/werner2023.md §6.2 claim 14: init at mu_k + r u, r in {sigma, Delta/2, 0.9 Delta, Delta}, u towards another
@@ -470,7 +475,8 @@ def _c15_erratum(measured_at_2: float, claimed_at_2: float):
                          "11 < 8 sqrt 2 <=> 121 < 128, an integer certificate."))
 
 
-@check("werner2023.c15", "Theorem 3.2's construction: eq. (95) algebra error, corrected constant 1/9", "erratum", "violated")
+@check("werner2023.c15", "Theorem 3.2's construction: eq. (95) algebra error, corrected constant 1/9", "erratum", "violated",
+       statements=("eq. (95)",))
 def c15_lower_bound_constant(ctx: Context, *, claimed: Bound = W.PAPER_CLAIMED, corrected: Bound = W.CORRECTED,
                              construction=W.construction, Deltas=(1.5, 2.0, 4.0, 8.0, 16.0)) -> Result:
     """docs/papers/werner2023.md §6.3 claim 15 and 7 (A2). For sigma = 1, Delta in {1.5, 2, 4, 8, 16}: the construction is valid
@@ -525,7 +531,7 @@ def c15_lower_bound_constant(ctx: Context, *, claimed: Bound = W.PAPER_CLAIMED, 
 
 @check("werner2023.c16", "Theorem 3.2: no estimator beats a^2p^2/4 on the indistinguishable mixtures", "bound", "holds",
        no_control="a lower bound over every estimator (two worlds with one law): an information-theoretic fact, no algorithm "
-                  "whose property could be absent; the estimators run are instances of it")
+                  "whose property could be absent; the estimators run are instances of it", statements=("Theorem 3.2",))
 def c16_indistinguishability(ctx: Context, *, theory: Bound = W.THM_3_2_FLOOR, construction=W.construction, n: int = 64,
                              Delta: float = 2.0) -> Result:
     """docs/papers/werner2023.md §6.3 claim 16. Samples from M = Bernoulli(1/2) * a are equally likely under (D1, D2) and under

@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from mine2025.theory import PAPER, THEOREM_1
+from mine2025.theory import PAPER, STATEMENTS, THEOREM_1
 from verify.api import (Assumption, Bound, Claim, Context, Objective, Result, apply_assumptions, bound_verdict, check,
                         figspec, planted_quadratic, register_paper, result_for)
 
-register_paper(PAPER)
+register_paper(PAPER, STATEMENTS)
 
 SEARCH_MU, SEARCH_L, SEARCH_D, SEARCH_K = 1.0, 10.0, 8, 5
 
@@ -50,7 +50,7 @@ SEARCH_OBJECTIVE = Objective(
 @check("mine2025.c01", "Gradient descent with step 1/L contracts ||x_k - x*||^2 by (1 - mu/L)^2 per step", "bound",
        "holds", no_control="a bound with explicit constants on one method's iterates: no weaker method is compared; "
                            "the theory planted just past the reported power is its falsifier",
-       space=SEARCH_SPACE, objective=SEARCH_OBJECTIVE)
+       space=SEARCH_SPACE, objective=SEARCH_OBJECTIVE, statements=("Theorem 1",))
 def c01_gd_contraction(ctx: Context, *, theory: Bound = THEOREM_1, mu: float = 1.0, L: float = 10.0, d: int = 8,
                        steps: int = 30) -> Result:
     """R random quadratics f(x) = 1/2 (x - x*)^T H (x - x*), spec(H) in [mu, L] with both ends attained;

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from verify.api import Bound, Paper
+from verify.api import Bound, Hypothesis, Paper, Statement, statement_table
 
 PAPER = Paper(
     key="mine2025",
@@ -26,4 +26,12 @@ THEOREM_1 = Bound(
     source="mine2025, Theorem 1",
     hidden_constant=False,
     typst="norm(x_k - x^*)^2 / norm(x_0 - x^*)^2 <= (1 - mu / L)^(2 k)",
+)
+
+#: The paper's numbered statements, which its checks name (@check(..., statements=("Theorem 1",))): each gets a card
+#: in `fedverify statements` (what its checks varied, held fixed and exercised) and in the report.
+STATEMENTS = statement_table(
+    "mine2025",
+    Statement("mine2025", "Theorem 1", THEOREM_1.statement, 1, bounds=(THEOREM_1,),
+              hypotheses=(Hypothesis("mu-strongly convex and L-smooth quadratic", r"spectrum|quadratic"),), main=True),
 )
