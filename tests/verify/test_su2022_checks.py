@@ -217,10 +217,19 @@ class TestC20(CheckContract):
 
 class TestC21(CheckContract):
     check = P2.c21_basin
-    planted = {"theory": Bound("planted radius 0.9 Delta", sp.Rational(9, 10) * S.Delta + 0 * S.alpha * S.beta, "lower"),
-               "radii": (0.2, 0.7, 0.9)}
+    # a wrong Delta-dependence of Lemma 10's radius: Delta^1.5 in place of Delta (5/3 Delta at Delta = 25)
+    planted = {"theory": Bound("planted radius sqrt(alpha/beta) Delta^1.5 / 3",
+                               sp.sqrt(S.alpha / S.beta) * S.Delta ** sp.Rational(3, 2) / 3, "lower")}
     determinism_replicates = 2
-    determinism_overrides = {"radii": (0.2, 0.5), "rounds": 20}
+    determinism_overrides = {"radii": (0.2, 0.5), "rounds": 20, "deltas": (1.0, 4.0)}
+
+
+def test_c21_varies_delta_and_a_radius_beyond_the_refuted_one_is_violated():
+    """The radius is tested at two separations (Delta = 1 and 25, per point through the Bound): a stated radius of
+    2 Delta, beyond the 1.5 Delta refuted at both, is violated."""
+    r = P2.c21_basin(Context(), theory=Bound("planted radius 2 Delta", 2 * S.Delta + 0 * S.alpha * S.beta, "lower"))
+    assert r.verdict.value == "violated", r.explanation
+    assert r.observed["Delta"] == [1.0, 25.0]
 
 
 class TestC22(CheckContract):
