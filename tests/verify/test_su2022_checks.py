@@ -525,3 +525,13 @@ def test_c29_a_bound_falling_with_kappa_is_violated():
     r = G.c29_final_error(Context(), theory=_times(S.THM_3, "kappa", -2), Ms=(100, 200))
     assert r.verdict.value == "violated", r.explanation
     assert r.fit["kappa"]["predicted_exponent"] == pytest.approx(-1.0)
+
+
+def test_c23_sweeps_the_snr_past_saturation_and_a_square_root_factor_is_violated():
+    """c23 tests Lemma 10's SNR factor (1 ^ Delta^2/sigma^2)^2 at sigma = 0.5 to 4 Delta (sigma per point), where it is
+    not saturated: the exact exponent falls as sigma^-2, so (1 ^ Delta^2/sigma^2)^(1/2) (a sigma^-1 fall) is violated."""
+    planted = Bound("planted n alpha^2 (1 ^ Delta^2/sigma^2)^(1/2)",
+                    S.n * S.alpha**2 * sp.sqrt(sp.Min(1, S.Delta**2 / S.sigma**2)), "lower")
+    r = P2.c23_misclustering(Context(), theory=planted)
+    assert r.verdict.value == "violated", r.explanation
+    assert r.fit["snr_factor"]["slope"] < r.fit["snr_factor"]["predicted_exponent"] - 0.5
