@@ -535,3 +535,11 @@ def test_c23_sweeps_the_snr_past_saturation_and_a_square_root_factor_is_violated
     r = P2.c23_misclustering(Context(), theory=planted)
     assert r.verdict.value == "violated", r.explanation
     assert r.fit["snr_factor"]["slope"] < r.fit["snr_factor"]["predicted_exponent"] - 0.5
+
+
+def test_c10_a_residual_bound_blind_to_p_is_violated():
+    """c10 sweeps p_min (0.3 to 0.08, p per point through Proposition 1): the smallest cluster's worst residual grows
+    about as 1/p_j, so a bound without the 1/p_j (p^0) is violated."""
+    r = SS.c10_prop1(Context(), theory=_times(S.PROP_1, "p", 1), ms=(2000, 20000), ds=(5,), p_skewed=())
+    assert r.verdict.value == "violated", r.explanation
+    assert r.fit["exponent_p"]["predicted_exponent"] == 0.0 and r.fit["exponent_p"]["slope_ci"][1] < -0.3
