@@ -320,6 +320,12 @@ THM_1_ITERATIONS = Bound("Theorem 1, T", 16 * beta**2 / alpha**2 * sp.log(2 * be
 PHASE1_CLIENTS = Bound("Theorem 1 (3), m", d / p**2, "upper",
                        statement="Phase 1 needs m >= p_min^-2 Omega~(d) clients with two points per iteration.",
                        source="su2022, Theorem 1, eq. (3)", typst="m >= p_min^(-2) tilde(Omega)(d)")
+#: Theorem 1 (3) with the eps-dependence its proof hides (E11): m >~ d p_min^-2 eps^-4 (polylog factors dropped).
+PHASE1_CLIENTS_EPS = Bound("Theorem 1 (3), m with the proof's eps^-4", d / (p**2 * eps**4), "upper",
+                           statement="Phase 1 needs m >= p_min^-2 eps^-4 Omega~(d) fresh two-point clients per iteration: "
+                                     "eq. (3) with the eps^-4 factor that its Omega~ hides (the proof's constants).",
+                           source="su2022, Theorem 1, eq. (3), and its proof (Appendix A.3)",
+                           typst="m >= p_min^(-2) epsilon^(-4) tilde(Omega)(d)")
 PHASE1_ANCHOR_POINTS = Bound("Theorem 1 (3), ell", k, "upper",
                              statement="Each anchor needs ell = Omega~(k) fresh pairs per iteration.",
                              source="su2022, Theorem 1, eq. (3)", typst="ell = tilde(Omega)(k)")

@@ -173,9 +173,21 @@ class TestX03(CheckContract):
 
 class TestC15(CheckContract):
     check = P1.c15_sample_complexity
-    planted = {"theory_q": power_law("q", -1.0, "upper"), "ks": (2, 4)}
+    planted = {"theory_d": Bound("planted m <~ d p_min", S.d * S.p, "upper"), "ks": (2, 4)}
     determinism_replicates = 16
     determinism_overrides = {"p_mins": (0.5, 0.25), "ks": (2, 4), "m_grid": (500, 2000, 8000), "ell_grid": (10, 40, 160)}
+
+
+@pytest.mark.parametrize("keyword,name,expr", [
+    ("theory_d", "m <~ d (no p_min)", S.d * sp.Pow(S.p, 0, evaluate=False)),
+    ("theory_eps", "m <~ d p_min^-2 (no eps, as (3) prints it)", S.d / S.p**2 * sp.Pow(S.eps, 0, evaluate=False)),
+])
+def test_c15_a_bound_blind_to_p_min_or_eps_is_violated(keyword, name, expr):
+    """c15 sweeps p_min and eps at quick fidelity through the Bound (p and eps per point), with a p_min tolerance of 0.5
+    that the typical need (geometric mean per replicate) can resolve: a sample need that ignores p_min, or eps, is
+    violated."""
+    r = P1.c15_sample_complexity(Context(), **{keyword: Bound(f"planted {name}", expr, "upper")}, ks=(2, 4))
+    assert r.verdict.value == "violated", r.explanation
 
 
 class TestC16(CheckContract):
@@ -217,10 +229,19 @@ class TestC20(CheckContract):
 
 class TestC21(CheckContract):
     check = P2.c21_basin
-    planted = {"theory": Bound("planted radius 0.9 Delta", sp.Rational(9, 10) * S.Delta + 0 * S.alpha * S.beta, "lower"),
-               "radii": (0.2, 0.7, 0.9)}
+    # a wrong Delta-dependence of Lemma 10's radius: Delta^1.5 in place of Delta (5/3 Delta at Delta = 25)
+    planted = {"theory": Bound("planted radius sqrt(alpha/beta) Delta^1.5 / 3",
+                               sp.sqrt(S.alpha / S.beta) * S.Delta ** sp.Rational(3, 2) / 3, "lower")}
     determinism_replicates = 2
-    determinism_overrides = {"radii": (0.2, 0.5), "rounds": 20}
+    determinism_overrides = {"radii": (0.2, 0.5), "rounds": 20, "deltas": (1.0, 4.0)}
+
+
+def test_c21_varies_delta_and_a_radius_beyond_the_refuted_one_is_violated():
+    """The radius is tested at two separations (Delta = 1 and 25, per point through the Bound): a stated radius of
+    2 Delta, beyond the 1.5 Delta refuted at both, is violated."""
+    r = P2.c21_basin(Context(), theory=Bound("planted radius 2 Delta", 2 * S.Delta + 0 * S.alpha * S.beta, "lower"))
+    assert r.verdict.value == "violated", r.explanation
+    assert r.observed["Delta"] == [1.0, 25.0]
 
 
 class TestC22(CheckContract):
@@ -487,3 +508,38 @@ def test_leading_exponent_reads_the_leading_term():
     assert leading_exponent(_times(S.PROP_1, "m", -0.25), "m") == -0.75
     assert leading_exponent(Bound("m^2/ell^2 x (19)", S.PROP_2_19.expr * S.m**2 / S.ell**2, "upper"), "ell",
                             first=("m",)) == -2.5
+
+
+def test_c26_a_lower_end_blind_to_kappa_is_violated():
+    """c26 sweeps kappa (gamma at s = 5) through Lemma 7's lower end with kappa per point: a lower end without the
+    1/kappa (kappa^0) claims lambda_min does not fall as kappa grows, which the measured exponent (about -0.4) refutes."""
+    r = P2.c26_lemma7(Context(), lower=_times(S.LEMMA_7_LOWER, "kappa", 1))
+    assert r.verdict.value == "violated", r.explanation
+    fit = r.fit[next(k for k in r.fit if k.startswith("lambda_min in kappa"))]
+    assert fit["predicted_exponent"] == 0.0 and fit["slope_ci"][1] < -0.1
+
+
+def test_c29_a_bound_falling_with_kappa_is_violated():
+    """c29 sweeps the step (gamma at s = 5), so kappa/rho moves through (18) per point: the error barely moves, so
+    (18) with 1/kappa in place of kappa (a bound that falls as kappa grows) is violated."""
+    r = G.c29_final_error(Context(), theory=_times(S.THM_3, "kappa", -2), Ms=(100, 200))
+    assert r.verdict.value == "violated", r.explanation
+    assert r.fit["kappa"]["predicted_exponent"] == pytest.approx(-1.0)
+
+
+def test_c23_sweeps_the_snr_past_saturation_and_a_square_root_factor_is_violated():
+    """c23 tests Lemma 10's SNR factor (1 ^ Delta^2/sigma^2)^2 at sigma = 0.5 to 4 Delta (sigma per point), where it is
+    not saturated: the exact exponent falls as sigma^-2, so (1 ^ Delta^2/sigma^2)^(1/2) (a sigma^-1 fall) is violated."""
+    planted = Bound("planted n alpha^2 (1 ^ Delta^2/sigma^2)^(1/2)",
+                    S.n * S.alpha**2 * sp.sqrt(sp.Min(1, S.Delta**2 / S.sigma**2)), "lower")
+    r = P2.c23_misclustering(Context(), theory=planted)
+    assert r.verdict.value == "violated", r.explanation
+    assert r.fit["snr_factor"]["slope"] < r.fit["snr_factor"]["predicted_exponent"] - 0.5
+
+
+def test_c10_a_residual_bound_blind_to_p_is_violated():
+    """c10 sweeps p_min (0.3 to 0.08, p per point through Proposition 1): the smallest cluster's worst residual grows
+    about as 1/p_j, so a bound without the 1/p_j (p^0) is violated."""
+    r = SS.c10_prop1(Context(), theory=_times(S.PROP_1, "p", 1), ms=(2000, 20000), ds=(5,), p_skewed=())
+    assert r.verdict.value == "violated", r.explanation
+    assert r.fit["exponent_p"]["predicted_exponent"] == 0.0 and r.fit["exponent_p"]["slope_ci"][1] < -0.3

@@ -13,6 +13,7 @@ from analytic.papers import su2022 as S
 from verify.algorithms.two_phase import fedx_clustering
 from verify.checks.su2022 import theorems as TH
 from verify.checks.su2022.phase2 import exact_miss_log_probability
+from verify.engine import Context
 from verify.problems.mixed_regression import planted_model
 from verify.testing import CheckContract
 
@@ -174,3 +175,12 @@ def test_power_steps_needed_counts_to_the_singular_vector():
     need = TH.power_steps_needed(A, v0, tol=1e-6)
     # tan(angle) after t steps = 9^-t; sin <= 1e-6 first at t = 7 (9^-7 = 2.1e-7; 9^-6 = 1.9e-6)
     assert int(need[0]) == 7
+
+
+def test_x06_a_floor_quadratic_in_nu_is_violated():
+    """x06 sweeps the clients M (nu from about 0.37 to 0.13, per point through (9)'s floor): the needed additive term
+    falls like nu^1, so a floor with nu^2 in place of nu (local exponent about 1.75) claims a faster fall and is
+    violated, while the printed floor (about 0.75) holds."""
+    r = TH.x06_per_round(Context(), theory=_shifted(S.FLOOR_9, "nu", 1))
+    assert r.verdict.value == "violated", r.explanation
+    assert r.fit["nu"]["predicted_exponent"] > 1.5 and len(set(r.fit["nu_grid"].tolist())) == 4

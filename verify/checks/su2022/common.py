@@ -32,9 +32,11 @@ def claim(bound: Bound, latex: str, text: str | None = None, source: str | None 
     return Claim(text=text or bound.statement, latex=latex, source=source or bound.source, typst=bound.typst)
 
 
-def model(ctx: Context, stream: str, R: int, *, k: int = 3, d: int = 10, sigma: float = SIGMA, **kw) -> MixtureModel:
-    """A planted mixture for R replicates from the context's named stream (docs/papers/su2022.md §1.6 defaults)."""
-    return planted_model(R, k, d, ctx.generator(stream), Delta=DELTA, sigma=sigma, dtype=ctx.dtype,
+def model(ctx: Context, stream: str, R: int, *, k: int = 3, d: int = 10, sigma: float = SIGMA, Delta: float = DELTA,
+          **kw) -> MixtureModel:
+    """A planted mixture for R replicates from the context's named stream (docs/papers/su2022.md §1.6 defaults;
+    ``Delta`` the centres' separation, 1 unless a check sweeps it)."""
+    return planted_model(R, k, d, ctx.generator(stream), Delta=Delta, sigma=sigma, dtype=ctx.dtype,
                          device=ctx.torch_device, **kw)
 
 
