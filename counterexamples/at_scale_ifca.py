@@ -88,7 +88,7 @@ def fc_recovered(tr, P) -> torch.Tensor:
     return balls & (dist < DIST_TOL)
 
 
-@check("werner2023.x01", TITLE, "counterexample", "reproduced")
+@check("werner2023.x01", TITLE, "counterexample", "reproduced", statements=("Section 1.1",))
 def x01_ifca_fails_at_scale(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering, restarts: int = 10) -> Result:
     """IFCA vs FC on planted clustered regression, seeds batched as replicates (quick 32, full 128).
 

@@ -81,7 +81,7 @@ def first_wrong_round(labels: torch.Tensor) -> list[int]:
 C01_TITLE = "Myopic-Clustering misassigns client 2 in Example 1 and leaves it at the saddle x = 1"
 
 
-@check("werner2023.c01", C01_TITLE, "counterexample", "reproduced")
+@check("werner2023.c01", C01_TITLE, "counterexample", "reproduced", statements=("Example 1",))
 def c01_myopic_misassigns(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering, etas=(0.5, 0.25, 0.1),
                           x0: float = X0, fc_etas=(0.25, 0.1), fc_s=(0.5, 0.5)) -> Result:
     """docs/papers/werner2023.md §6.1 claim 1: eta in {0.5, 0.25, 0.1}, x_0 = 1.5, K = 2, exact 2-means, T = 30.
@@ -162,7 +162,7 @@ def cluster_gap_at_models(G_pairs: torch.Tensor, truth=TRUTH) -> torch.Tensor:
     return (a - b).abs()
 
 
-@check("werner2023.c02", C02_TITLE, "counterexample", "reproduced")
+@check("werner2023.c02", C02_TITLE, "counterexample", "reproduced", statements=("Example 1",))
 def c02_myopic_collapse(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
     """docs/papers/werner2023.md §6.1 claim 2: same run as c01; max_i |grad f_i(x_{i,T})| < 1e-4 at T = 30 for eta = 0.5."""
     etas = (0.5, 0.1)
@@ -269,7 +269,7 @@ def c03_erratum(ex: dict, finals: str, paper_tail_max: torch.Tensor, paper_frac_
                          "point of client 2's update."))
 
 
-@check("werner2023.c03", C03_TITLE, "counterexample", "reproduced")
+@check("werner2023.c03", C03_TITLE, "counterexample", "reproduced", statements=("Example 1",))
 def c03_fc_escapes(ctx: Context, *, myopic=myopic_clustering, fc=federated_clustering) -> Result:
     """docs/papers/werner2023.md §6.1 claim 3: eta in {0.25, 0.1}, tau = s/eta, s in {0.35, 0.5, 0.65}, M = 10; controls
     s in {0.2, 0.9, 1.1}; the paper's eta = 0.5 with tau in [0.6, 1.9] as a control that must fail.

@@ -111,7 +111,7 @@ IFCA_CLAIM_SOURCE = "werner2023 section 2.1, Example 2, eqs. (5)-(6), Fig. 1(b)"
 C04_TITLE = "IFCA Option I is stuck on Example 2: both clients in cluster 2, theta never moves"
 
 
-@check("werner2023.c04", C04_TITLE, "counterexample", "reproduced")
+@check("werner2023.c04", C04_TITLE, "counterexample", "reproduced", statements=("Example 2",))
 def c04_ifca_option1_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering, gammas=GAMMAS, theta0=THETA0,
                            fc_taus=(1.0,), fc_eta: float = FC_ETA) -> Result:
     """docs/papers/werner2023.md §6.1 claim 4: gamma in {0.01, 0.1, 0.4}, T = 100, theta_0 = (-1.5, 0).
@@ -158,7 +158,7 @@ def c04_ifca_option1_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clusterin
 C05_TITLE = "IFCA Option II and HypCluster are stuck on Example 2 for every step size and local-step count"
 
 
-@check("werner2023.c05", C05_TITLE, "counterexample", "reproduced")
+@check("werner2023.c05", C05_TITLE, "counterexample", "reproduced", statements=("Example 2",))
 def c05_ifca_option2_hypcluster_stuck(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering, gammas=GAMMAS,
                                       local_steps=LOCAL_STEPS, theta0=THETA0, fc_taus=(1.0,), fc_eta: float = FC_ETA) -> Result:
     """docs/papers/werner2023.md §6.1 claim 5: LocalUpdate tau_loc in {1, 5, 20}, gamma in {0.01, 0.1, 0.4}; tolerance 1e-12.
@@ -216,7 +216,7 @@ def c05_ifca_option2_hypcluster_stuck(ctx: Context, *, ifca_fn=ifca, fc=federate
 C06_TITLE = "Federated-Clustering solves Example 2 for tau < 2 (Delta = 2, D = 0); tau >= 2 collapses"
 
 
-@check("werner2023.c06", C06_TITLE, "counterexample", "reproduced")
+@check("werner2023.c06", C06_TITLE, "counterexample", "reproduced", statements=("Example 2",))
 def c06_fc_solves_example2(ctx: Context, *, ifca_fn=ifca, fc=federated_clustering) -> Result:
     """docs/papers/werner2023.md §6.1 claim 6: inits (0,0), (-1.5,0) (and (1.5,-1.5)); tau in {0.5, 1, 1.9}; eta = 0.25; M = 10;
     controls tau in {2, 2.5}; Delta = 2, D = 0 on a grid."""

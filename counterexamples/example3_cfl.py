@@ -146,7 +146,7 @@ def c07_finding(x_star: float, fedavg_mean, c13: dict, c14: dict, n: int, p_hat:
 C07_TITLE = "CFL separates clients 2 and 3 of Example 3 with probability 1/2 and never reunites them"
 
 
-@check("werner2023.c07", C07_TITLE, "counterexample", "reproduced")
+@check("werner2023.c07", C07_TITLE, "counterexample", "reproduced", statements=("Example 3",))
 def c07_cfl_splits_2_and_3(ctx: Context, *, bipartition=optimal_bipartition, fc=federated_clustering, cfl_eta: float = CFL_ETA,
                            x0: float = 0.0, fc_batch: int = 64, fc_tau: float = 0.25, fc_eta: float = FC_ETA,
                            fc_x0: float = FC_INIT) -> Result:
@@ -262,7 +262,7 @@ C08_TITLE = "Federated-Clustering needs batch averaging on Example 3: never {2, 
 C08_GRID = [(1, 0.25), (1, 0.4), (1, 0.49), (4, 0.25), (4, 0.4), (16, 0.25), (16, 0.4), (64, 0.25), (64, 0.4), (64, 0.5)]
 
 
-@check("werner2023.c08", C08_TITLE, "counterexample", "reproduced")
+@check("werner2023.c08", C08_TITLE, "counterexample", "reproduced", statements=("Example 3", "Theorem 3.3"))
 def c08_fc_needs_batching(ctx: Context, *, fc=federated_clustering) -> Result:
     """docs/papers/werner2023.md §6.1 claim 8: eta = 0.5, M = 10, init 0.25, T = 200; |B| in {1, 4, 16, 64}, tau in {0.25, 0.4}."""
     seeds = ctx.reps(20, 100)

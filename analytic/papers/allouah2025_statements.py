@@ -33,7 +33,7 @@ STATEMENTS = statement_table(
     Statement(K, "Theorem 4.1", "Let delta in (0,1), epsilon in (0, log(1/delta)), q <= f < n/2. Algorithm 1 "
               "satisfies (epsilon, delta)-SecLDP if ((n-q) sigma_cor^2 + sigma_ind^2)/(1 + sigma_cor^2/((f-q) "
               "sigma_cor^2 + sigma_ind^2)) >= 16 C^2 T log(1/delta)/epsilon^2.", 139,
-              bounds=(A.THM_4_1, A.SIGMA_EFF2),
+              bounds=(A.THM_4_1, A.SIGMA_EFF2, A.THM_4_1_EPS_BOUND),
               hypotheses=(EPS, MINORITY), main=True),
     Statement(K, "Section 4.2", "After Proposition 4.1: standard aggregations such as CWTM and CWMED meet only a trace "
               "criterion (Allouah et al. 2023b), which grows with d where CAF's lambda_max does not.", 159,

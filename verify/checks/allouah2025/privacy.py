@@ -622,7 +622,7 @@ def c07_theorem_condition(ctx: Context, *, required_fn: Callable[..., float] = P
     sigma_eff^2 = R; the accountant's Mironov-optimal eps* must be <= eps and <= eps^2/(8L) + eps/sqrt(2)."""
     rng = ctx.numpy_rng("c07/instances")
     count = ctx.pick(1000, 10000)
-    eps_star, eps_target, proof_bound, grid_eps, grid_edge, x_ratio = [], [], [], [], [], []
+    eps_star, eps_target, proof_bound, grid_eps, grid_edge, x_ratio, deltas = [], [], [], [], [], [], []
     held = 0
     for _ in range(count):
         s = _random_theorem_instance(rng)
@@ -638,10 +638,13 @@ def c07_theorem_condition(ctx: Context, *, required_fn: Callable[..., float] = P
         grid_eps.append(acc.grid.epsilon)
         grid_edge.append(acc.grid.on_grid_edge)
         x_ratio.append(s["epsilon"] / -math.log(s["delta"]))
+        deltas.append(s["delta"])
     eps_star, eps_target, proof_bound = map(np.array, (eps_star, eps_target, proof_bound))
     grid_eps, grid_edge, x_ratio = np.array(grid_eps), np.array(grid_edge), np.array(x_ratio)
     v_eps, i_eps = deterministic_verdict(eps_star, eps_target, rtol=1e-12)
-    v_proof, i_proof = deterministic_verdict(eps_star, proof_bound, rtol=1e-12)
+    # the proof's bound as a Bound at each instance's (eps, delta): the statement's card sees both move
+    v_proof, i_proof = deterministic_verdict(eps_star, A.THM_4_1_EPS_BOUND, rtol=1e-12,
+                                             at={"epsilon": eps_target, "delta": np.array(deltas)})
     inside = ~grid_edge
     v_grid, i_grid = deterministic_verdict(grid_eps[inside], eps_star[inside], rtol=1e-12)
     verdict = combine([v_eps, v_proof, v_grid])

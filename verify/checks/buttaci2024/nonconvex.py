@@ -84,7 +84,8 @@ def c15_nonconvex(ctx: Context, *, theorem_2: Bound = B.THM2, theorem_4: Bound =
                 b_thm = thm["perturbed" if kind == "perturbed" else "fedprox"]
                 vals = {"L": L, "alpha": a, "Delta": Delta, "E": E, "S": S, "sigma2": 0.0, "G2": G2, "T": T, "beta": b}
                 bound = float(b_thm(**vals))
-                v_thm.append(deterministic_verdict(observed, bound)[0])
+                # the theorem as a Bound at this point's values: its card sees T, E, G^2 and Delta move
+                v_thm.append(deterministic_verdict(observed, b_thm, at={k: v for k, v in vals.items() if v is not None})[0])
                 G2r = np.maximum(gsq[:T, j], np.concatenate([gsq[:1, j], gsq[: T - 1, j]]))
                 lem = additive_b4 if kind == "perturbed" else additive_a4
                 lv = {"gamma": m.gamma, "gamma_prev": m.gamma, "L": L, "sigma2": 0.0, "S": S, "E": E, "alpha": a,
