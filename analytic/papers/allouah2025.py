@@ -68,11 +68,6 @@ PAPER = Paper(
          "x02 tests the printed statement at the first momentum (t = 0), where it fails by the missing factor 2 of "
          "sigma_b^2; the recursion at t > 0 inherits that constant, and a check along runs of its corrected form is "
          "not yet written"),
-        ("Corollary 4.1's robustness for the output theta_hat that Algorithm 1 returns (line 12), with the "
-         "corollary's noise sigma^2 growing with T",
-         "docs/papers/allouah2025.md §7 item 5 records a measurement made outside the suite (theta_hat's error grows "
-         "like log T, 4.2 to 21.9 noise units at T = 1e3..1e6, the last iterate stays at 2.1-2.6); a registered check "
-         "with an exact second-moment recursion as its second argument is not yet written"),
     ),
 )
 
