@@ -21,6 +21,8 @@ def _symbol(name: str) -> str:
 
 def _power_text(p: dict | None) -> str:
     p = p or {}
+    if any(v is not None and v <= 0 for v in p.values()):  # an atom already violated as run
+        return "violated as run"
     parts = []
     if p.get("up") is not None:
         parts.append(f"×x^{fmt_num(p['up'], 3)}")
@@ -57,7 +59,8 @@ def card_markup(c: dict, link_of: dict[str, str], finding_markup, prose) -> str:
         out.append(f"*Checks:* {links}.")
     if c.get("margin"):
         m = c["margin"]
-        out.append(f"*Closest to failing:* {escape(m['check'])} ({escape(m.get('atom') or '')}): "
+        lead = "Closest to failing" if c["verdict"] == "holds" else "Deciding atom"
+        out.append(f"*{lead}:* {escape(m['check'])} ({escape(m.get('atom') or '')}): "
                    f"{escape(m.get('text') or '')}.")
     if c["symbols"]:
         out.append(table(["symbol", "status", "values", "power (plant bound × x^s)"], _symbol_rows(c["symbols"]),

@@ -53,6 +53,8 @@ def _papers(paper: str | None) -> list[str]:
 
 def _power(p: dict | None) -> str:
     p = p or {}
+    if any(v is not None and v <= 0 for v in p.values()):  # an atom already violated as run
+        return "violated as run"
     parts = [f"x^{sign}{v:.3g}" for sign, v in (("+", p.get("up")), ("-", p.get("down"))) if v is not None]
     return ("a plant " + " or ".join(parts) + " would be violated") if parts else "no exponent plant would be violated"
 
@@ -69,7 +71,8 @@ def format_card(c: dict) -> str:
         lines.append(f"  checks: {', '.join(c['checks'])}" + (f"; errata: {', '.join(c['errata'])}" if c["errata"] else ""))
     if c.get("margin"):
         m = c["margin"]
-        lines.append(f"  binding atom: {m['check']} {m.get('atom') or ''}: {m.get('text') or ''}")
+        lead = "closest to failing" if c["verdict"] == "holds" else "deciding atom"
+        lines.append(f"  {lead}: {m['check']} {m.get('atom') or ''}: {m.get('text') or ''}")
     varied = [(k, v) for k, v in c["symbols"].items() if v["status"] == "varied"]
     fixed = [(k, v) for k, v in c["symbols"].items() if v["status"] == "fixed"]
     for k, v in varied:
