@@ -132,7 +132,8 @@ def c01_myopic_misassigns(ctx: Context, *, myopic=myopic_clustering, fc=federate
         predicted={"x_after_round_1": [1.0, 1.0, 2.0], "partition_from_round_2": "{1}, {2, 3}", "x2_T": 1.0, "x3_T": 2.0,
                    "x1_T_bound": x1_bound, "client2_suboptimality": 1.0, "fc_x_T": [0.0, 0.0, 2.0],
                    "first_round_grouping_2_and_3": 2},
-        fit={"round1_identity": r1, "suboptimality_identity": sub, "fc_tolerance": CONV_TOL},
+        fit={"models after round 1 against (1, 1, 2)": r1, "suboptimality against 0": sub,
+             "Federated-Clustering convergence tolerance": CONV_TOL},
         explanation=(
             f"In round 1 the gradients at x = 1.5 are (1, 1, -1)/(2 eta): exact 2-means groups {{1, 2}} and {{3}} and the "
             f"models land at (1, 1, 2). From round {first_wrong[0]} on the gradients are (x_1/(3 eta), 0, 0), so 2-means "

@@ -182,8 +182,8 @@ def fmt_value(v: Any) -> str:
     """
     if v is None or isinstance(v, (bool, np.bool_, int, float, np.integer, np.floating)):
         return fmt_num(v)
-    if isinstance(v, str):
-        return _truncate(v)
+    if isinstance(v, str):  # a formula a check printed with sympy: its powers as a reader writes them
+        return _truncate(v.replace("**", "^"))
     if isinstance(v, Mapping):  # callers flatten mappings into rows; one left here is deeper than a table shows
         return "(nested: in the Result's JSON)"
     if isinstance(v, (Sequence, np.ndarray)) and not isinstance(v, (bytes, bytearray)):

@@ -377,7 +377,7 @@ def c18_fewer_byzantine(ctx: Context, *, f: int = 5, f_acts=(0, 2, 5), attacks=(
         Claim("Algorithm 1 is stated for up to f Byzantine agents (|H| >= N - f), but the proof assumes exactly f "
               "(|F_k| = |H|). Claim tested: with f_act < f Byzantine agents and exact gradients it still converges exactly.",
               r"f_{act}<f,\ \sigma=0:\ e_K\le 10^{-20}e_0", "dutta2023, Section II and proof of Theorem 1",
-              "f_(act) < f, sigma = 0: e_K <= 10^(-20) e_0"),
+              "f_(\"act\") < f, sigma = 0: e_K <= 10^(-20) e_0"),
         verdict,
         observed={"configs": rows, "control_configs": ctrl_rows, "floor_vs_f_act": fl, "rounds": K, "replicates": R},
         predicted={"tolerance": tol},
