@@ -89,3 +89,13 @@ def test_too_few_replicates_give_inconclusive_not_a_verdict():
     r = run("werner2023.c09", replicates=3)
     assert r.verdict == Verdict.INCONCLUSIVE and "fewer than the 10" in r.explanation
     assert run("werner2023.c15", replicates=3).verdict == Verdict.VIOLATED  # exact check: no replicates involved
+
+
+@pytest.mark.parametrize("check_id", ["werner2023.c25", "werner2023.c26"])
+def test_too_few_replicates_for_a_five_percent_band_is_inconclusive_never_violated(check_id):
+    """With --replicates 10 a 5% band on a Monte Carlo variance cannot be judged: inconclusive, not violated."""
+    from verify.engine import Context
+    from verify.registry import get
+
+    r = get(check_id)(Context(replicates=10))
+    assert r.verdict.value == "inconclusive", r.explanation
