@@ -8,7 +8,6 @@ eta = 0.5/(s max_i ||phi_i||^2/n_i) (gamma = 0.5/s) unless a check sweeps them. 
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
 
 import numpy as np
 import torch
@@ -55,13 +54,14 @@ from verify.fit import (
     proportion_ci,
     proportion_verdict,
     rate_verdict,
+    unanimous,
 )
 from verify.problems.mixed_regression import effective_clients, pareto_sizes
 from verify.checks.su2022 import search as SEARCH
 from verify.registry import check, result_for
 from verify.strength import aside
 
-from verify.result import Assumption, Claim, Result, Verdict
+from verify.result import Assumption, Claim, Result
 
 S_LOCAL = 5
 
@@ -235,15 +235,17 @@ def c21_basin(ctx: Context, *, theory: Bound = S.BASIN_RADIUS, radii=(0.2, 1 / 3
     r_ok, r_bad = np.asarray(r_ok), np.asarray(r_bad)
     # the empirical basin radius lies in [r_ok, r_bad]; the lemma's radius must not exceed it
     finite = np.isfinite(r_bad)
-    if finite.any():
+    v_ok, info_ok = deterministic_verdict(r_ok, theory, rtol=1e-12, at=at)  # certified radius >= lemma radius
+    if finite.any():  # refuted radius >= lemma radius (a Delta with nothing refuted cannot refute)
         v_bad, info_bad = deterministic_verdict(r_bad[finite], theory, rtol=1e-12,
                                                 at={n: v[finite] for n, v in at.items()})
+        # the bracket rule: holds when the certified ends clear the lemma's radius, violated when a refuted end lies
+        # below it (then the certified end does too), else undecided
+        verdict = unanimous([v_ok, v_bad])
     else:
-        v_bad, info_bad = Verdict.INCONCLUSIVE, {"reason": "no radius refuted on the grid"}
-    with aside() if v_bad == Verdict.VIOLATED else nullcontext():
-        v_ok, info_ok = deterministic_verdict(r_ok, theory, rtol=1e-12, at=at)
-    verdict = Verdict.VIOLATED if v_bad == Verdict.VIOLATED else (Verdict.HOLDS if v_ok == Verdict.HOLDS
-                                                                   else Verdict.INCONCLUSIVE)
+        info_bad = {"reason": "no radius refuted on the grid"}
+        verdict = apply_assumptions(v_ok, [Assumption("a radius is refuted on the grid, or the certified radius covers "
+                                                      "the lemma's", v_ok.passed, None, "exact", "")])
     info.update({"basin_bracket": [[float(a), float(b)] for a, b in zip(r_ok, r_bad)], "lemma10_radius": basin,
                  "refuted_radius_atom": info_bad, "certified_radius_atom": info_ok, "rounds_run": used})
     bands = [proportion_band(ok.sum(1), [per] * radii.size) for ok in oks]

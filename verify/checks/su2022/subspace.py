@@ -652,7 +652,14 @@ def c11_prop2_estimate(ctx: Context, *, theory: Bound = S.PROP_2_19, ells=(50, 1
        E|.| = Theta(ell^(-1/2)) from both sides (Lemma 6 gives the upper side). Its scale s grows with
        ||Sigma_z e||^2 + sigma^2 while (19) scales with delta^2 + sigma^2 >= it, so the worst anchor is a far one
        (g = 2, where ||e|| is comparable to delta); every distance shows the same exponent.
-    3. Reported (``aside``): one constant C fitted on the ell sweep and held fixed (x margin) on the m sweep."""
+    3. Reported (``aside``): one constant C fitted on the ell sweep and held fixed (x margin) on the m sweep.
+
+    p_z is fixed here (k = 3, uniform p: 1/3 at every point), so the 1/p of (19)'s xi_1/p term is not varied by this
+    check. That term is Proposition 1's residual: the projection loses ||(I - U U^T) Sigma_z e||^2 of the target, and
+    its 1/p_j is tested by c10's p_min sweep. A direct sweep here (k = 2, anchors in the smallest cluster, p_min 0.3 to
+    0.08, m = 2 10^4, 8 replicates) measured slopes in p_min of -0.84 and -1.00 at ell = 1500 (where xi_2 still flattens
+    (19)'s own slope on the grid to -0.71) and -1.05 to -1.23 at ell = 15000 (bound -0.95), with CIs of +-0.3 at 1 to
+    5 s: too wide to decide a one-sided test at quick cost, so it is not part of the verdict."""
     R = ctx.reps(6, 24)
     sup, per_rep = [], []
     for name, m, ell in [(f"ell={e}", m_fixed, e) for e in ells] + [(f"m={m}", m, ell_fixed) for m in ms]:
