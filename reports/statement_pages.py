@@ -75,6 +75,8 @@ def card_markup(c: dict, link_of: dict[str, str], finding_markup, prose) -> str:
             out.append("*Terms the data needed:* " + ", ".join(ex) + ".")
         if not_ex:
             out.append("*Terms not exercised* (the run would still hold without each): " + ", ".join(not_ex) + ".")
+    if c.get("notes"):
+        out.append(f"#note[{prose(c['notes'])}]")
     hyp = []
     for h in c["hypotheses"]:
         if h["status"] == "measured":

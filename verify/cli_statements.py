@@ -89,6 +89,8 @@ def format_card(c: dict) -> str:
         lines.append("  terms exercised: " + "; ".join(ex))
     if not_ex:
         lines.append("  terms NOT exercised (removing one would still hold): " + "; ".join(not_ex))
+    if c.get("notes"):
+        lines.append(f"  note: {c['notes']}")
     for h in c["hypotheses"]:
         if h["status"] == "measured":
             val = "" if h.get("value") is None else f" = {h['value']:.4g} ({h.get('label')})"

@@ -120,7 +120,7 @@ def card(statement, results: list[Result], check_ids: list[str] | None = None) -
     those checks, stored or not; default the Results' ids). See the module docstring."""
     ids = [r.id for r in results] if check_ids is None else list(check_ids)
     base = {"paper": statement.paper, "statement": statement.label, "quote": statement.quote, "line": statement.line,
-            "main": statement.main, "checks": ids, "stored": [r.id for r in results]}
+            "main": statement.main, "checks": ids, "stored": [r.id for r in results], "notes": statement.notes}
     if not results:
         why = ("no check exercises it: " + statement.not_checked) if not ids else \
             "its checks have no stored Result here: run them (fedverify run " + " ".join(ids) + ")"
