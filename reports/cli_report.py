@@ -1,6 +1,9 @@
 """``fedverify report``: the PDF report from stored Results (registered under ``fedverify.commands``).
 
-    fedverify report [--results DIR] [--paper KEY] [--out report.pdf] [--typst FILE]
+    fedverify report [--results DIR] [--paper KEY] [--out report.pdf] [--typst FILE] [--json [FILE|-]]
+
+``--json`` writes the report's content instead of typesetting it (typst is then not needed): per paper, its title,
+its statement cards (verify/statement_cards.py) and every check's verdict, expected verdict, tightness and finding.
 """
 from __future__ import annotations
 
@@ -17,7 +20,32 @@ def add_parser(subparsers):
                    help="draw every figure again (by default a figure whose Result did not change is reused from "
                         "DIR/.figure-cache)")
     p.add_argument("--quiet", action="store_true", help="no progress")
+    from verify.cli_args import add_json_option
+
+    add_json_option(p, "the report's content (per paper: statement cards and checks) instead of the PDF")
     return p
+
+
+def report_content(results_dir, paper: str | None = None) -> dict:
+    """What the PDF says, as data: per paper its title, its statement cards and each check's verdict and finding."""
+    from verify.cli_statements import paper_cards
+    from verify.registry import statements
+    from verify.store import ResultStore
+
+    results, unreadable = ResultStore(results_dir).load_all(paper)
+    if not results:
+        raise InputError("results", f"no readable results in {results_dir}" + (f" for paper {paper!r}" if paper else ""))
+    out = {"papers": {}, "unreadable": [{"file": str(f), "error": e} for f, e in unreadable]}
+    for key in sorted({r.paper for r in results}):
+        rs = [r for r in results if r.paper == key]
+        out["papers"][key] = {
+            "title": (rs[0].paper_info or {}).get("title", ""),
+            "statements": paper_cards(results_dir, key) if statements(key) else [],
+            "checks": [{"id": r.id, "title": r.title, "kind": r.kind, "verdict": r.verdict.value,
+                        "expected": r.expected.value, "as_expected": r.as_expected, "tightness": r.tightness,
+                        "source": r.claim.source, "finding": r.finding.__dict__ if r.finding else None}
+                       for r in rs]}
+    return out
 
 
 def _progress(quiet: bool):
@@ -54,9 +82,19 @@ def run(args) -> int:
 
     from verify.extras import require
 
+    from verify.cli_args import output_file, readable_dir, write_json
+
+    if args.json is not None:  # the content as data: no typesetting, so no typst needed
+        readable_dir(args.results, "--results")
+        if args.json != "-":
+            output_file(args.json, "--json")
+        from verify.registry import load_all
+
+        load_all()
+        write_json(args.json, report_content(args.results, args.paper))
+        return 0
     require("typst")  # before any work: the PDF cannot be typeset without it
     from reports.pdf import build_report
-    from verify.cli_args import output_file, readable_dir
     from verify.store import ResultStore
 
     readable_dir(args.results, "--results")  # every path first: nothing is built for a report that cannot be written

@@ -72,3 +72,8 @@ def test_statements_json_lists_every_papers_cards_and_show_prints_one(tmp_path, 
     assert code == 0 and label in out and "dutta2023.c08" in out, err
     code, out, err = _cli(capsys, "show", "dutta2023", "Theorem 99", "--results", res)
     assert code == 2 and "Theorem 99" in err
+    code, out, err = _cli(capsys, "report", "--results", res, "--json", "-")  # the report's content, no typesetting
+    assert code == 0, err
+    content = json.loads(out)["papers"]["dutta2023"]
+    assert [c["id"] for c in content["checks"]] == ["dutta2023.c08"]
+    assert any("dutta2023.c08" in c["stored"] for c in content["statements"])
