@@ -379,8 +379,32 @@ def get(check_id: str) -> CheckSpec:
     return reg[check_id]
 
 
+def _import_only(ids) -> list[CheckSpec] | None:
+    """The checks named by ``ids``, importing only the modules that define them (verify/catalog.py reads that from
+    the source): ``fedverify run ID`` then pays for its own checks, not for every paper's. ``None`` when the source
+    cannot say for certain or a module does not register what it was said to; the caller then imports everything."""
+    from verify.catalog import check_modules
+
+    where = check_modules()
+    if not ids or where is None or any(i not in where for i in ids):
+        return None
+    try:
+        for module in dict.fromkeys(where[i] for i in ids):
+            importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - load_all reports import errors its own way
+        return None
+    if any(i not in _REGISTRY for i in ids):
+        return None
+    return [_REGISTRY[i] for i in dict.fromkeys(ids)]
+
+
 def select(ids=(), paper: str | None = None, all_: bool = False) -> list[CheckSpec]:
-    """Checks chosen by explicit ids, by paper, or all; unknown names are an InputError."""
+    """Checks chosen by explicit ids, by paper, or all; unknown names are an InputError. Explicit ids alone import
+    only the modules that define them (:func:`_import_only`)."""
+    if ids and paper is None and not all_:
+        only = _import_only(list(ids))
+        if only is not None:
+            return only
     reg = load_all()
     known = sorted({s.paper for s in reg.values()})
     if paper is not None and paper not in known:

@@ -53,3 +53,17 @@ def test_list_json_marks_searchable_checks():
     assert {r["id"] for r in rows} <= set(reg) and len(rows) >= 130
     assert all(r.get("searchable", False) == (getattr(reg[r["id"]], "space", None) is not None) for r in rows)
     assert sum(r.get("searchable", False) for r in rows) >= 10
+
+
+def test_running_named_checks_imports_only_their_modules():
+    """`fedverify run ID` pays for its own checks: select() with explicit ids imports the modules that define them
+    (read from the source by the catalogue), not every paper's."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from verify.registry import select; s = select(['dutta2023.c08']); "
+            "print(s[0].id, sorted({m.split('.')[2] for m in sys.modules if m.startswith('verify.checks.')}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "dutta2023.c08" and "'dutta2023'" in out.stdout
+    assert "werner2023" not in out.stdout and "su2022" not in out.stdout
