@@ -1,7 +1,7 @@
 """The ``fedverify demo NAME`` subcommand: a toy counterexample step by step, with a figure.
 
     fedverify demo myopic|ifca|hypcluster|cfl|byzantine|cafcor|graph [--out DIR] [--animate] [--rounds N] [--seed S]
-                   [--eta X] [--tau X] [--batch N] [--start X] [--clients N]
+                   [--eta X] [--tau X] [--batch N] [--start X] [--clients N] [--byzantine N]
                    [--format png|svg|pdf] [--dpi N] [--style paper|slides]
 
 Prints the story round by round and writes ``DIR/demo_NAME.FORMAT`` and, with ``--animate``,
@@ -40,7 +40,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     k.add_argument("--tau", metavar="X", help="FC's radius tau (myopic, ifca, hypcluster, cfl) or local steps (byzantine, graph)")
     k.add_argument("--batch", metavar="N", help="batch size (cfl: FC's |B|)")
     k.add_argument("--start", metavar="X", help="start point (every client's / the cluster model's initial value)")
-    k.add_argument("--clients", metavar="N", help="number of clients (byzantine: Byzantine agents; cafcor: workers; graph: clients)")
+    k.add_argument("--clients", metavar="N", help="number of clients (cafcor: workers; graph: clients)")
+    k.add_argument("--byzantine", metavar="N", help="number of Byzantine agents (byzantine: f of the N = 50 agents)")
     o = p.add_argument_group("output")
     o.add_argument("--format", default="png", metavar="FMT", help=f"figure format: {', '.join(FORMATS)} (default png)")
     o.add_argument("--dpi", default=None, metavar="N", help="figure resolution (default 150)")
@@ -53,7 +54,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 #: every loss (a square of the distance) far from float64's overflow (a start of 1e308 squared is inf, a story of
 #: NaN); tau as local steps per round (byzantine, graph) and the client counts are loops run at once (tau = 1e9
 #: local steps never ends).
-LIMITS = {"eta": 1e3, "tau": 1e6, "start": 1e6, "batch": 1e6, "clients": 1000}
+LIMITS = {"eta": 1e3, "tau": 1e6, "start": 1e6, "batch": 1e6, "clients": 1000, "byzantine": 1000}
 STEP_LIMIT = {"byzantine": 1000, "graph": 1000}  # tau = local steps per round there
 MAX_ROUNDS = 10_000
 
@@ -86,7 +87,8 @@ def run(args) -> int:
         raise InputError("rounds", f"must be at most {MAX_ROUNDS}, got {rounds}")
     seed = parse_int(args.seed, "seed", 0)
     knobs = {"eta": _opt(args.eta, "eta"), "tau": _opt(args.tau, "tau"), "batch": _opt(args.batch, "batch", True),
-             "start": _opt(args.start, "start"), "clients": _opt(args.clients, "clients", True)}
+             "start": _opt(args.start, "start"), "clients": _opt(args.clients, "clients", True),
+             "byzantine": _opt(args.byzantine, "byzantine", True)}
     if args.format not in FORMATS:
         raise InputError("format", f"unknown format {args.format!r}; choose one of {', '.join(FORMATS)}")
     if args.style not in STYLES:

@@ -5,7 +5,7 @@ story round by round in plain words (models, gradients or losses, clusters, and 
 contrast it with Federated-Clustering, and write the Figure-1-style figure (and, on request, a GIF)
 drawn by :mod:`counterexamples.figures` from the same Result. The byzantine (dutta2023), cafcor
 (allouah2025) and graph (buttaci2024) demos run the toys of :mod:`counterexamples.teaching`.
-The knobs (eta, tau, batch, start, clients) reach the check as keyword overrides (``DEMO_TABLE``).
+The knobs (eta, tau, batch, start, clients, byzantine) reach the check as keyword overrides (``DEMO_TABLE``).
 """
 from __future__ import annotations
 
@@ -219,7 +219,7 @@ def narrate_cfl(result, rounds: int) -> list[str]:
 
 # -- the demos and their knobs --------------------------------------------------------------------
 #: The knobs every demo may take, with the type a value must have.
-KNOBS = ("eta", "tau", "batch", "start", "clients")
+KNOBS = ("eta", "tau", "batch", "start", "clients", "byzantine")
 FORMATS = ("png", "svg", "pdf")
 
 
@@ -307,7 +307,7 @@ DEMO_TABLE = {
                 _cfl_overrides, narrate_cfl, figures.render_example3, {}, _cfl_frames),
     "byzantine": Demo("byzantine", "toy:byzantine", "a Byzantine attack breaks the mean, not CE (dutta2023)",
                       {"eta": "the step alpha L (default 0.1)", "tau": "local steps T per round (default 3)",
-                       "clients": "the number f of Byzantine agents of N = 50 (default 5)",
+                       "byzantine": "the number f of Byzantine agents of N = 50 (default 5)",
                        "start": "every coordinate of x_0 (default 0)"},
                       _toy_overrides, teaching.narrate_byzantine, teaching.render_byzantine, {},
                       lambda result: np.linspace(0, len(result.arrays["rounds"]) - 1, 16).astype(int)),
@@ -340,7 +340,7 @@ def check_knobs(name: str, knobs: dict) -> dict:
         raise InputError("eta", f"must be > 0, got {given['eta']}")
     if "tau" in given and not given["tau"] > 0:
         raise InputError("tau", f"must be > 0, got {given['tau']}")
-    for k in ("batch", "clients"):
+    for k in ("batch", "clients", "byzantine"):
         if k in given and (int(given[k]) != given[k] or given[k] < 1):
             raise InputError(k, f"must be a positive integer, got {given[k]}")
         if k in given:
@@ -350,7 +350,7 @@ def check_knobs(name: str, knobs: dict) -> dict:
 
 def run_demo(name: str, out_dir, *, animate: bool = False, rounds: int = 6, seed: int = 0, eta: float | None = None,
              tau: float | None = None, batch: int | None = None, start: float | None = None, clients: int | None = None,
-             format: str = "png", dpi: float | None = None, style: str = "paper") -> DemoOutput:  # noqa: A002 (the CLI's name)
+             byzantine: int | None = None, format: str = "png", dpi: float | None = None, style: str = "paper") -> DemoOutput:  # noqa: A002 (the CLI's name)
     """Run the classroom demo ``name``, tell it round by round, and draw it.
 
     Parameters
@@ -413,7 +413,8 @@ def run_demo(name: str, out_dir, *, animate: bool = False, rounds: int = 6, seed
     if style not in figures.STYLES:
         raise InputError("style", f"unknown style {style!r}; choose one of {', '.join(figures.STYLES)}")
     demo = DEMO_TABLE[name]
-    knobs = check_knobs(name, {"eta": eta, "tau": tau, "batch": batch, "start": start, "clients": clients})
+    knobs = check_knobs(name, {"eta": eta, "tau": tau, "batch": batch, "start": start, "clients": clients,
+                               "byzantine": byzantine})
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError("out", f"{str(out)!r} exists and is not a directory")

@@ -39,32 +39,32 @@ class ToyResult:
 
 
 # -- dutta2023: a Byzantine attack against the mean, and CE ---------------------------------------------------
-def byzantine_toy(ctx: Context, *, eta: float = 0.1, tau: int = 3, clients: int = 5, start: float = 0.0,
+def byzantine_toy(ctx: Context, *, eta: float = 0.1, tau: int = 3, byzantine: int = 5, start: float = 0.0,
                   rounds: int = 60) -> ToyResult:
-    """``clients`` of the N = 50 agents are Byzantine and send 1e3 1 (A6); the filter parameter f = ``clients``.
+    """``byzantine`` of the N = 50 agents are Byzantine and send 1e3 1 (A6); the filter parameter f = ``byzantine``.
     ``eta``: the step alpha L (alpha = eta / L), ``tau``: local steps T per round, ``start``: every coordinate of
     the initial server model x_0. Two runs of Algorithm 1, aggregated by the plain mean and by CE."""
     from verify.checks.dutta2023.common import N_AGENTS, Config, ls_instance, simulate
 
     require(eta > 0, "eta", f"the step alpha L must be > 0, got {eta}")
     require(int(tau) == tau and tau >= 1, "tau", f"local steps must be an integer >= 1, got {tau}")
-    require(int(clients) == clients and 1 <= clients < N_AGENTS / 2, "clients",
+    require(int(byzantine) == byzantine and 1 <= byzantine < N_AGENTS / 2, "byzantine",
             f"the number of Byzantine agents must be an integer in [1, {N_AGENTS // 2 - 1}] (fewer than half of "
-            f"{N_AGENTS}), got {clients}")
-    clients, tau = int(clients), int(tau)
-    inst = ls_instance(ctx, n_byz=clients)
+            f"{N_AGENTS}), got {byzantine}")
+    byzantine, tau = int(byzantine), int(tau)
+    inst = ls_instance(ctx, n_byz=byzantine)
     prob = inst.problem
-    x_star = prob.honest_average(clients).x_star[0]
+    x_star = prob.honest_average(byzantine).x_star[0]
     alpha = eta / inst.L
     cfg = [Config("A6", "mean", alpha=alpha, T=tau), Config("A6", "ce", alpha=alpha, T=tau)]
     x0 = torch.full((2, prob.dim), float(start), dtype=ctx.dtype, device=ctx.torch_device)
-    tr, sl = simulate(ctx, prob, cfg, f=clients, n_byz=clients, rounds=rounds, stream="teach/byzantine",
+    tr, sl = simulate(ctx, prob, cfg, f=byzantine, n_byz=byzantine, rounds=rounds, stream="teach/byzantine",
                       record=np.arange(rounds + 1), x0=x0, keep_iterates=True)
     gap = np.asarray(tr.gap)  # [2, K+1]
     dist = np.linalg.norm(np.asarray(tr.iterates) - x_star.cpu().numpy()[None, None, :], axis=-1)  # [2, K+1]
     return ToyResult("dutta2023 toy: A6 against the mean and CE",
                      arrays={"rounds": np.asarray(tr.rounds), "gap": gap, "dist": dist},
-                     observed={"N": N_AGENTS, "f": clients, "eta": eta, "alpha": alpha, "L": inst.L, "T": tau,
+                     observed={"N": N_AGENTS, "f": byzantine, "eta": eta, "alpha": alpha, "L": inst.L, "T": tau,
                                "start": float(start), "rounds": rounds, "attack": "A6: every Byzantine agent sends 1e3 1",
                                "final_gap_over_e0": {"mean": float(gap[0, -1] / gap[0, 0]), "ce": float(gap[1, -1] / gap[1, 0])}})
 

@@ -73,7 +73,7 @@ def test_every_demo_has_a_notebook_worth_of_knobs():
     ("ifca", ["--eta", "0.3"], lambda r: list(r.arrays["ifca1_gamma"]), [0.01, 0.1, 0.4], [0.3]),
     ("ifca", ["--start", "0.4"], lambda r: float(r.arrays["ifca1_theta"][0, 0, 1]), 0.0, 0.4),
     ("hypcluster", ["--tau", "2.5"], lambda r: float(r.arrays["fc_tau"][0]), 1.0, 2.5),
-    ("byzantine", ["--clients", "8"], lambda r: r.observed["f"], 5, 8),
+    ("byzantine", ["--byzantine", "8"], lambda r: r.observed["f"], 5, 8),
     ("byzantine", ["--tau", "1"], lambda r: r.observed["T"], 3, 1),
     ("cafcor", ["--clients", "4"], lambda r: r.arrays["xi"].shape[1], 10, 4),
     ("graph", ["--start", "-2"], lambda r: float(r.arrays["wbar"][0, 0, 0]), 3.0, -2.0),
@@ -106,7 +106,8 @@ def test_cfl_batch_reaches_fc(tmp_path):
 
 @pytest.mark.parametrize("argv,flag", [(["myopic", "--batch", "4"], "--batch"), (["cafcor", "--tau", "3"], "--tau"),
                                        (["ifca", "--clients", "3"], "--clients"), (["graph", "--batch", "2"], "--batch"),
-                                       (["byzantine", "--clients", "30"], "--clients"), (["ifca", "--eta", "0"], "--eta"),
+                                       (["byzantine", "--byzantine", "30"], "--byzantine"),
+                                       (["byzantine", "--clients", "10"], "--clients"), (["ifca", "--eta", "0"], "--eta"),
                                        (["cfl", "--batch", "0"], "--batch"), (["myopic", "--format", "gif"], "--format"),
                                        (["myopic", "--style", "poster"], "--style"), (["graph", "--dpi", "x"], "--dpi"),
                                        (["cafcor", "--start", "nan"], "--start")])
