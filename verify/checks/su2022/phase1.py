@@ -590,8 +590,9 @@ def c15_sample_complexity(ctx: Context, *, theory_d: Bound = S.PHASE1_CLIENTS, t
       to -1.94, CI lower ends -1.45 to -2.48 (12 of 12 ``holds``), CI upper ends -0.53 to -1.36, so a bound that
       ignores p_min (p^0, allowed slope >= -0.6) is violated at 10 of 12 seeds (seed 0 among them) and one growing
       with p_min (p^+1) at every seed. With 96 trials the CI was too wide: seeds 8 and 9 were ``inconclusive``.
-      The censored share (trials needing more than m_max) reached 0.049 at seed 5 against the 5% assumption. The earlier test on the arithmetic mean needed a tolerance of 1.0
-      (its slope moved by +-0.5 from seed to seed) and could not be failed by any p-dependence of the usual kind.
+      The censored share (trials needing more than m_max) reached 0.049 at seed 5 against the 5% assumption. The
+      earlier test on the arithmetic mean needed a tolerance of 1.0 (its slope moved by +-0.5 from seed to seed) and
+      could not be failed by any p-dependence of the usual kind.
     * eps (k = 2, d = 4, p uniform, eps in {0.1, 0.2}), on d p^-2 eps^-4 (eq. (3) with the eps^-4 of its proof,
       E11) with eps per point, the same statistic: slope in eps >= -4 - tol as eps -> 0. Measured about -2.1 to
       -2.6 (typical need; the arithmetic mean, dominated by the hardest trials, falls as eps^-4.0 to eps^-4.6): the

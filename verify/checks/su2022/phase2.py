@@ -194,12 +194,13 @@ def c21_basin(ctx: Context, *, theory: Bound = S.BASIN_RADIUS, radii=(0.2, 1 / 3
     point, 'refuted radius >= lemma radius' (fails: violated) and 'certified radius >= lemma radius' (holds:
     holds; else inconclusive). The grid reaches far enough out (1.5 Delta, beyond the midpoint between two centres)
     to refute a radius: a stated radius that grows faster than Delta is violated (a Delta^1.5 plant asks 5/3 Delta at
-    Delta = 25, where Delta itself is refuted; the power in Delta is an exponent about 0.5). Random directions only probe the ball, so this is evidence for the
-    uniform claim, not a proof of it.
+    Delta = 25, where Delta itself is refuted; the power in Delta is an exponent about 0.5). Random directions only
+    probe the ball, so this is evidence for the uniform claim, not a proof of it.
 
     Stability across root seeds (quick, 20 starts per radius and Delta), measured over seeds 0-11: 12 of 12
-    ``holds`` (bracket [0.6, 1.0] Delta at 11 seeds, [1/3, 0.6] Delta at seed 9). With a fixed 60 rounds seed 9 was ``inconclusive``: its Pareto sizes put 500 of 1010 points on one
-    client, Phase 2 contracts slowly there, and starts at Delta/3 had not yet reached Delta/4 (4 of 20 successes
+    ``holds`` (bracket [0.6, 1.0] Delta at 11 seeds, [1/3, 0.6] Delta at seed 9). With a fixed 60 rounds seed 9 was
+    ``inconclusive``: its Pareto sizes put 500 of 1010 points on one client, Phase 2 contracts slowly there, and
+    starts at Delta/3 had not yet reached Delta/4 (4 of 20 successes
     after 60 rounds, 20 of 20 after 200); running to convergence removes that artefact of the round count."""
     per = ctx.reps(20, 100)
     radii = np.asarray(radii, dtype=float)
@@ -719,7 +720,8 @@ def c26_lemma7(ctx: Context, *, lower: Bound = S.LEMMA_7_LOWER, upper: Bound = S
     fixed), and the lower end must not fall faster than 1/kappa (exponent >= -1 - tol as kappa grows: a lower
     bound, not matched from below, since the lemma claims no kappa-order for lambda_min); measured about -0.39 (the
     bound is loose in kappa: 1/kappa describes the steepest client), so a lower end with no kappa (kappa^0) is
-    violated. alpha, beta and s are instance constants here, not swept. The random-matrix ingredient sigma_min^2(phi_{I_j}) >= alpha N_j - C sqrt(d N_j) is reported (its
+    violated. alpha, beta and s are instance constants here, not swept. The random-matrix ingredient
+    sigma_min^2(phi_{I_j}) >= alpha N_j - C sqrt(d N_j) is reported (its
     exponent in N_j, upper side) as a diagnostic."""
     R = ctx.reps(8, 32)
     ev = {}  # (sweep, c, s, gamma) -> (lambda_min [R], lambda_max [R], values)
