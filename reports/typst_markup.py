@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from analytic.numbers import magnitude
+
 __all__ = [
     "escape",
     "one_line",
@@ -136,7 +138,7 @@ def fmt_num(x: Any, digits: int = 4) -> str:
         return "0"
     if f.is_integer() and abs(f) < 10**6:
         return str(int(f))
-    return f"{f:.{digits}g}"
+    return magnitude(f, digits)  # beyond 10^100: a divergence, not data (analytic/numbers.py)
 
 
 def fmt_duration(seconds: Any) -> str:

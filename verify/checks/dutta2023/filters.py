@@ -14,6 +14,7 @@ import sympy as sp
 import torch
 
 from analytic.constants.smoothness import growth_constants
+from analytic.numbers import magnitude
 from analytic.papers import dutta2023 as D
 from verify import figspec
 from verify.algorithms.local_sgd_ce import RowGroup, local_sgd_ce
@@ -76,7 +77,7 @@ def _control(rows: list[dict], tol: float, attacks, what: str) -> tuple[dict, ob
     v = combine(per.values()) if per else unanimous(())  # no attacked run: nothing to control, undecided
     harmful = [f"{ATTACK_NAMES[a]}" for a in attacks if not per[a].passed]
     worst = {a: max(r["final_over_e0"] for r in rows if r["attack"] == a) for a in attacks}
-    detail = ("; ".join(f"{ATTACK_NAMES[a]}: worst e_K/e_0 = {worst[a]:.2e} ({per[a].value})" for a in attacks)
+    detail = ("; ".join(f"{ATTACK_NAMES[a]}: worst e_K/e_0 = {magnitude(worst[a])} ({per[a].value})" for a in attacks)
               + (f". The mean fails under {', '.join(harmful)}." if harmful else ". The mean converges under every attack: "
                  "no harm even without the filter."))
     return {"what": what, "verdict": v.value, "detail": detail, "per_attack": {ATTACK_NAMES[a]: per[a].value for a in attacks}}, v

@@ -20,6 +20,7 @@ import torch
 
 from analytic.bounds import Bound
 from analytic.errors import require
+from analytic.numbers import magnitude
 from analytic.papers import dutta2023 as D
 from analytic.redundancy import quadratic_redundancy
 from verify import figspec
@@ -601,7 +602,7 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
                      f"{fit_b['slope_ci'][1]:.3f}); (c) under CE evasion the floor at alpha L = {step_grid[0]:g} is "
                      f"{fit_c['ratio']:.2f} x the floor at {step_grid[-1]:g}: the Byzantine part does not shrink with alpha; "
                      f"(d) against the far random attack the floor is {fit_d['ratio']:.2f} x the honest-only floor: CE removes it "
-                     f"(the plain mean: {least:.3g} x or more, {v_ctrl.value})."),
+                     f"(the plain mean: {magnitude(least)} x or more, {v_ctrl.value})."),
         assumptions=[condition9_assumption(f, N_AGENTS, inst.mu, inst.L),
                      Assumption("practical step sizes (outside eq. (8), as the paper's simulations)", True, step_grid[-1],
                                 "exact", "alpha L in " + ", ".join(map(str, step_grid)))],
