@@ -59,15 +59,14 @@ PAPER = Paper(
          "the paper reports neither its noise levels nor how the CDP and LDP baselines were calibrated (Opacus, line "
          "225; docs/papers/allouah2025.md §7 items 3 and 14), and every reported eps lies outside Theorem 4.1's range "
          "(check c07), so a run on the bundled data would compare our calibration of the three mechanisms, not the "
-         "paper's; c10 compares the mechanisms' accounted eps at equal noise instead"),
-        ("Theorem 4.2 (2)'s rate: the average squared gradient decays like 1/sqrt(T) through its noise term",
-         "x03 tests the bound's value, not its exponent; telling 1/sqrt(T) from 1/T needs a regime where the noise "
-         "term dominates the L_0 term over a decade of T, and under the theorem's own step size (docs/papers/"
-         "allouah2025.md §4.3) that takes far more rounds than a quick check can run; not yet designed"),
+         "paper's; c10 compares the mechanisms' accounted eps at equal noise instead. A run would not fit the quick "
+         "suite either: x20 (one mechanism, no noise, 12 partitions, T = 50 on the 8x8 digits) already takes about "
+         "6 s, and Fig. 1 needs three mechanisms at three budgets each"),
         ("Lemma C.2's recursion for the momentum deviation at t > 0 along runs",
          "x02 tests the printed statement at the first momentum (t = 0), where it fails by the missing factor 2 of "
-         "sigma_b^2; the recursion at t > 0 inherits that constant, and a check along runs of its corrected form is "
-         "not yet written"),
+         "sigma_b^2; the recursion at t > 0 inherits that constant. A check along runs is feasible as x06 does for "
+         "Lemma C.1 (checkpoint pairs t, t + 1 give E||delta_t||^2, E||delta_(t+1)||^2, E||eps_t||^2 and theta_t) "
+         "but is not written yet"),
     ),
 )
 
