@@ -62,11 +62,6 @@ PAPER = Paper(
          "paper's; c10 compares the mechanisms' accounted eps at equal noise instead. A run would not fit the quick "
          "suite either: x20 (one mechanism, no noise, 12 partitions, T = 50 on the 8x8 digits) already takes about "
          "6 s, and Fig. 1 needs three mechanisms at three budgets each"),
-        ("Lemma C.2's recursion for the momentum deviation at t > 0 along runs",
-         "x02 tests the printed statement at the first momentum (t = 0), where it fails by the missing factor 2 of "
-         "sigma_b^2; the recursion at t > 0 inherits that constant. A check along runs is feasible as x06 does for "
-         "Lemma C.1 (checkpoint pairs t, t + 1 give E||delta_t||^2, E||delta_(t+1)||^2, E||eps_t||^2 and theta_t) "
-         "but is not written yet"),
     ),
 )
 
@@ -602,6 +597,25 @@ LEMMA_C1 = Bound(
            '(1 + d/(n-f))) + (1 - beta_t) G_"cov"^2'),
 )
 
+#: Lemma C.2 (deviation recursion) at every t, in increment form: E||delta_{t+1}||^2 - beta_t^2 (1 + gamma_t L)(1 + 4 gamma_t
+#: L) E||delta_t||^2 - 4 gamma_t L (1 + gamma_t L) beta_t^2 E||grad L_H(theta_t)||^2 - 2 gamma_t L (1 + gamma_t L) beta_t^2
+#: E||eps_t||^2 <= (1 - beta_t)^2 sigma_DP_bar^2/(n - f), sigma_DP_bar^2 = sigma_b^2 + d (f sigma_cor^2 + sigma_ind^2).
+LEMMA_C2 = Bound(
+    name="Lemma C.2 (deviation recursion), increment form",
+    expr=(1 - bet) ** 2 * (s_b2 + d * (f * s_cor2 + s_ind2)) / (n - f),
+    kind="upper",
+    statement=("Lemma C.2: E||delta_{t+1}||^2 <= beta_t^2 (1 + gamma_t L)(1 + 4 gamma_t L) E||delta_t||^2 + 4 gamma_t L (1 + "
+               "gamma_t L) beta_t^2 E||grad L_H(theta_t)||^2 + (1 - beta_t)^2 sigma_DP_bar^2/(n - f) + 2 gamma_t L (1 + "
+               "gamma_t L) beta_t^2 E||eps_t||^2, sigma_DP_bar^2 = sigma_b^2 + d (f sigma_cor^2 + sigma_ind^2), "
+               "delta_t = mbar_t - grad L_H(theta_t), eps_t = R_t - mbar_t; checked as the left-hand side minus the "
+               "recursion's three other terms <= (1 - beta_t)^2 sigma_DP_bar^2/(n - f)."),
+    source="allouah2025, Lemma C.2 (Appendix C.2; proof in Appendix C.6.3)",
+    hidden_constant=False,
+    typst=('EE[norm(delta_(t+1))^2 - beta_t^2 (1 + gamma_t L)(1 + 4 gamma_t L) norm(delta_t)^2 - 4 gamma_t L (1 + gamma_t L) '
+           'beta_t^2 norm(nabla cal(L)_cal(H)(theta_t))^2 - 2 gamma_t L (1 + gamma_t L) beta_t^2 norm(epsilon_t)^2] <= '
+           '(1 - beta_t)^2 (sigma_b^2 + d (f sigma_"cor"^2 + sigma_"ind"^2))/(n-f)'),
+)
+
 #: Lemma C.4 (covering), as printed, with s_sup := sup_{||v|| <= 1} E[g(2 <v, M v>)].
 s_sup = sp.Symbol("sup_E_g2", real=True)
 LEMMA_C4 = Bound(
@@ -669,4 +683,5 @@ COR_4_1_HET = Bound(
     typst='rho_"het" = O(f/n G_"cov"^2 / mu)',
 )
 
-ALL_BOUNDS = ALL_BOUNDS + (LEMMA_C3, LEMMA_C1, LEMMA_C4, COR_4_1_UTILITY_F1, APP_C5_CWTM, SMEA_CONSTANT, COR_4_1_HET)
+ALL_BOUNDS = ALL_BOUNDS + (LEMMA_C3, LEMMA_C1, LEMMA_C4, COR_4_1_UTILITY_F1, APP_C5_CWTM, SMEA_CONSTANT, COR_4_1_HET,
+                            LEMMA_C2)
