@@ -30,7 +30,8 @@ ALIE_TAU = 1.5  # ByzFL's default
            "the recursion is a property of honest local momentum (its noise term is the variance of the honest average "
            "of the workers' noisy minibatch gradients), which no aggregation or attack changes; that the harness "
            "resolves the constant is shown by the printed statement's term (without the factor 2), which the same "
-           "increments exceed, and by a planted half-size bound (tests/verify/test_allouah2025_deviation.py)"))
+           "increments exceed, and by a planted half-size bound (tests/verify/test_allouah2025_deviation.py)"),
+       statements=("Lemma C.2",))
 def x14_lemma_c2_rounds(ctx: Context, *, theory: Bound = A.LEMMA_C2, n: int = 12, f: int = 2, d: int = 3, m: int = 3,
                         b: int = 1, s_cor: float = 0.1, s_ind: float = 0.1, T: int = 12) -> Result:
     """Lemma C.2 (Appendix C.2, proof in C.6.3) at every t = 1..T - 2 along one batched CafCor run (T = 12: ten rounds, so that 1024

@@ -28,7 +28,8 @@ register_paper(A.PAPER)
 @check("allouah2025.x13", "Theorem 4.2 (2): the average squared gradient decays like 1/sqrt(T) where the noise term "
        "leads (not like 1/T)", "rate", "holds", no_control=(
            "a rate of the theorem's own step-size rule; that the harness resolves 1/sqrt(T) from 1/T is shown by "
-           "planting a 1/T theory, which must come out violated (tests/verify/test_allouah2025_rate.py)"))
+           "planting a 1/T theory, which must come out violated (tests/verify/test_allouah2025_rate.py)"),
+       statements=("Theorem 4.2",))
 def x13_nonconvex_rate(ctx: Context, *, theory: Bound = A.THM_4_2_NC, Ts=(100, 400, 1600), n: int = 5, d: int = 1,
                        s_ind: float = 0.45, start: float = 1.0, tol: float = 0.1) -> Result:
     """Theorem 4.2 (2) (paper line 180): with gamma = min{1/(24L), sqrt(3 L_0)/(16 sigma_bar sqrt(L T))} and
