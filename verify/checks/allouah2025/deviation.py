@@ -25,7 +25,8 @@ register_paper(A.PAPER)
 ALIE_TAU = 1.5  # ByzFL's default
 
 
-@check("allouah2025.x14", "Lemma C.2 (deviation recursion, with the proof's sigma_b^2) at every round t along CafCor runs",
+@check("allouah2025.x14", "Lemma C.2 (deviation recursion, with the proof's sigma_b^2) at every round t along "
+       "CafCor runs",
        "bound", "holds", no_control=(
            "the recursion is a property of honest local momentum (its noise term is the variance of the honest average "
            "of the workers' noisy minibatch gradients), which no aggregation or attack changes; that the harness "
@@ -34,17 +35,18 @@ ALIE_TAU = 1.5  # ByzFL's default
        statements=("Lemma C.2",))
 def x14_lemma_c2_rounds(ctx: Context, *, theory: Bound = A.LEMMA_C2, n: int = 12, f: int = 2, d: int = 3, m: int = 3,
                         b: int = 1, s_cor: float = 0.1, s_ind: float = 0.1, T: int = 12) -> Result:
-    """Lemma C.2 (Appendix C.2, proof in C.6.3) at every t = 1..T - 2 along one batched CafCor run (T = 12: ten rounds, so that 1024
-    replicates resolve every round; with 28 rounds and 512 one round's CI reached the bound at seed 1): identical quadratic
-    workers (L = 1; sigma^2 the exact population variance), minibatches of b = 1 of m = 3 points (sampling noise),
-    DP noise sigma_cor = sigma_ind = 0.1, f = 2 ALIE workers, exact-eigen CAF, Theorem 4.2 (1)'s schedule (gamma_t =
-    10/(t + 240), beta_t = t/(t + 240)). Per replicate and round the increment Y_t = ||delta_{t+1}||^2 - beta_t^2
-    (1 + gamma_t)(1 + 4 gamma_t) ||delta_t||^2 - 4 gamma_t (1 + gamma_t) beta_t^2 ||grad L_H(theta_t)||^2 - 2 gamma_t
-    (1 + gamma_t) beta_t^2 ||eps_t||^2; its mean (bootstrap CI over replicates) must stay under (1 - beta_t)^2
-    sigma_DP_bar^2/(n - f) at every t, with the proof's sigma_b^2 = 2 (1 - b/m) sigma^2/b. Exactly, the honest average
-    of the noisy gradients has variance (((m - b)/(m - 1)) sigma^2/b + d (f sigma_cor^2 + sigma_ind^2))/(n - f) (Lemma
-    C.5's exact step), i.e. sigma^2 at b = 1, m = 3, between the printed (2/3) sigma^2 and the proof's (4/3) sigma^2;
-    Young's inequality in the proof only adds slack. The printed term is reported beside it (an aside)."""
+    """Lemma C.2 (Appendix C.2, proof in C.6.3) at every t = 1..T - 2 along one batched CafCor run (T = 12: ten rounds,
+    so that 1024 replicates resolve every round; with 28 rounds and 512 one round's CI reached the bound at seed 1):
+    identical quadratic workers (L = 1; sigma^2 the exact population variance), minibatches of b = 1 of m = 3 points
+    (sampling noise), DP noise sigma_cor = sigma_ind = 0.1, f = 2 ALIE workers, exact-eigen CAF, Theorem 4.2 (1)'s
+    schedule (gamma_t = 10/(t + 240), beta_t = t/(t + 240)). Per replicate and round the increment Y_t =
+    ||delta_{t+1}||^2 - beta_t^2 (1 + gamma_t)(1 + 4 gamma_t) ||delta_t||^2 - 4 gamma_t (1 + gamma_t) beta_t^2 ||grad
+    L_H(theta_t)||^2 - 2 gamma_t (1 + gamma_t) beta_t^2 ||eps_t||^2; its mean (bootstrap CI over replicates) must stay
+    under (1 - beta_t)^2 sigma_DP_bar^2/(n - f) at every t, with the proof's sigma_b^2 = 2 (1 - b/m) sigma^2/b. Exactly,
+    the honest average of the noisy gradients has variance (((m - b)/(m - 1)) sigma^2/b + d (f sigma_cor^2 +
+    sigma_ind^2))/(n - f) (Lemma C.5's exact step), i.e. sigma^2 at b = 1, m = 3, between the printed (2/3) sigma^2 and
+    the proof's (4/3) sigma^2; Young's inequality in the proof only adds slack. The printed term is reported beside it
+    (an aside)."""
     R = ctx.reps(1024, 4096)
     h = n - f
     pts = identical_workers(1, h, m, d, spread=1.0, generator=ctx.generator("x14/data"), dtype=ctx.dtype,
@@ -67,7 +69,8 @@ def x14_lemma_c2_rounds(ctx: Context, *, theory: Bound = A.LEMMA_C2, n: int = 12
     at = {"beta": bt[:, 0], "sigma_b2": s_b2, "n": n, "f": f, "d": d, "sigma_cor2": s_cor**2, "sigma_ind2": s_ind**2}
     verdict, info = bound_verdict(Y, theory, values=at, rng=ctx.numpy_rng("bootstrap"))
     with aside():  # the printed statement's sampling term, (1 - b/m) sigma^2/b, on the same increments
-        v_pr, i_pr = bound_verdict(Y, theory, values={**at, "sigma_b2": s_b2 / 2}, rng=ctx.numpy_rng("bootstrap-printed"))
+        v_pr, i_pr = bound_verdict(Y, theory, values={**at, "sigma_b2": s_b2 / 2},
+                                   rng=ctx.numpy_rng("bootstrap-printed"))
     exact = (1 - bt[:, 0]) ** 2 * ((m - b) / (m - 1) * sigma2 / b + d * (f * s_cor**2 + s_ind**2)) / h
     assumptions = [Assumption("bounded variance sigma^2 (Assumption 2.2), the exact population variance", True, sigma2,
                               "exact"),
@@ -77,7 +80,8 @@ def x14_lemma_c2_rounds(ctx: Context, *, theory: Bound = A.LEMMA_C2, n: int = 12
     ratio = info["mean"] / info["bound"]
     return result_for(
         ctx, Claim(theory.statement, r"\mathbb{E}\|\delta_{t+1}\|^2\leq\beta_t^2(1+\gamma_tL)(1+4\gamma_tL)\mathbb{E}\|"
-                   r"\delta_t\|^2+4\gamma_tL(1+\gamma_tL)\beta_t^2\mathbb{E}\|\nabla\mathcal{L}_{\mathcal{H}}(\theta_t)\|^2+"
+                   r"\delta_t\|^2+4\gamma_tL(1+\gamma_tL)\beta_t^2\mathbb{E}\|"
+                   r"\nabla\mathcal{L}_{\mathcal{H}}(\theta_t)\|^2+"
                    r"\frac{(1-\beta_t)^2\bar\sigma_{\mathrm{DP}}^2}{n-f}+2\gamma_tL(1+\gamma_tL)\beta_t^2\mathbb{E}\|"
                    r"\epsilon_t\|^2", theory.source, theory.typst),
         verdict,
@@ -89,11 +93,11 @@ def x14_lemma_c2_rounds(ctx: Context, *, theory: Bound = A.LEMMA_C2, n: int = 12
         explanation=(f"Along CafCor runs (t = 1..{T - 2}) the increment of Lemma C.2's recursion stayed at "
                      f"{float(ratio.min()):.2f} to {float(ratio.max()):.2f} of its noise term with the proof's "
                      f"sigma_b^2 = 2(1 - b/m) sigma^2/b; the exact variance of the honest average sits at "
-                     f"{float((exact / info['bound']).mean()):.2f} of it. With the printed (1 - b/m) sigma^2/b the same "
-                     f"increments give '{v_pr.value}' (x02's missing factor 2, now at every round)."),
+                     f"{float((exact / info['bound']).mean()):.2f} of it. With the printed (1 - b/m) sigma^2/b the "
+                     f"same increments give '{v_pr.value}' (x02's missing factor 2, now at every round)."),
         finding=(remark(f"Lemma C.2's recursion holds at t = 1..{T - 2} with the proof's sigma_b^2 (increments at "
-                        f"{float(ratio.min()):.2f}-{float(ratio.max()):.2f} of the bound); with the printed sampling term "
-                        f"the verdict on the same runs is '{v_pr.value}'.") if verdict.passed else None),
+                        f"{float(ratio.min()):.2f}-{float(ratio.max()):.2f} of the bound); with the printed sampling "
+                        f"term the verdict on the same runs is '{v_pr.value}'.") if verdict.passed else None),
         assumptions=assumptions,
         figure=figspec.figure(figspec.panel(
             "Lemma C.2 along CafCor runs", "round t", "increment of ||delta||^2",

@@ -1,6 +1,7 @@
 """allouah2025 x13: Theorem 4.2 (2)'s O(1/sqrt(T)) in the regime where its noise term leads.
 
-Our reading: docs/papers/allouah2025.md §4.3 (Theorem 4.2 (2), gamma = min{1/(24L), sqrt(3 L_0)/(16 sigma_bar sqrt(L T))}).
+Our reading: docs/papers/allouah2025.md §4.3 (Theorem 4.2 (2), gamma = min{1/(24L), sqrt(3 L_0)/(16 sigma_bar
+sqrt(L T))}).
 Harness: the quadratic workers of verify/problems/allouah2025_quadratic.py (identical datasets: G_cov = 0, L = 1) and
 CafCor (verify/algorithms/cafcor.py), one batched run with one step size per horizon.
 """
@@ -89,11 +90,11 @@ def x13_nonconvex_rate(ctx: Context, *, theory: Bound = A.THM_4_2_NC, Ts=(100, 4
         predicted={"bound": bound, "sqrt_term": sqrt_term, "one_over_T_term": lin_term,
                    "exponent": info["predicted_exponent"], "tolerance": tol, "sigma_bar2": s_bar2, "L_0": L0},
         fit={"rate": info, "one_over_T_theory": i_lin, "one_over_T_verdict": v_lin.value},
-        explanation=(f"With the theorem's step gamma_T = {gam[0]:.4f}..{gam[-1]:.4f} (below its cap) the average squared "
-                     f"gradient went {', '.join(f'{v:.3g}' for v in mean)} at T = {', '.join(str(int(T)) for T in Ts)}: "
-                     f"slope {info['slope']:.2f} (CI {info['slope_ci'][0]:.2f} to {info['slope_ci'][1]:.2f}) against the "
-                     f"bound's {info['predicted_exponent']:.2f} + {tol:g}; a 1/T theory on the same data: "
-                     f"{v_lin.value}. The bound sits {float((bound / mean).min()):.0f} to "
+        explanation=(f"With the theorem's step gamma_T = {gam[0]:.4f}..{gam[-1]:.4f} (below its cap) the average "
+                     f"squared gradient went {', '.join(f'{v:.3g}' for v in mean)} at T = "
+                     f"{', '.join(str(int(T)) for T in Ts)}: slope {info['slope']:.2f} (CI {info['slope_ci'][0]:.2f} "
+                     f"to {info['slope_ci'][1]:.2f}) against the bound's {info['predicted_exponent']:.2f} + {tol:g}; a "
+                     f"1/T theory on the same data: {v_lin.value}. The bound sits {float((bound / mean).min()):.0f} to "
                      f"{float((bound / mean).max()):.0f} times above the measurement."),
         assumptions=assumptions,
         figure=figspec.figure(figspec.panel(
