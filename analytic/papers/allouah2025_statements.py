@@ -72,7 +72,7 @@ STATEMENTS = statement_table(
               bounds=(A.LEMMA_C1, A.LEMMA_C1_NOISE, A.LEMMA_C1_EQ58), hypotheses=(VARIANCE, GRADS)),
     Statement(K, "Lemma C.2", "Under Assumptions 2.2 and 2.3 with L_H L-smooth: E||delta_{t+1}||^2 <= beta_t^2 "
               "(1 + gamma_t L)(1 + 4 gamma_t L) E||delta_t||^2 + ... (the momentum deviation recursion).", 549,
-              bounds=(A.LEMMA_C2_PRINTED_SAMPLING,), hypotheses=(VARIANCE, GRADS, SMOOTH)),
+              bounds=(A.LEMMA_C2, A.LEMMA_C2_PRINTED_SAMPLING), hypotheses=(VARIANCE, GRADS, SMOOTH)),
     Statement(K, "Lemma C.3", "If L_H is L-smooth: E[L_H(theta_{t+1}) - L_H(theta_t)] <= -(gamma_t/2)(1 - 4 gamma_t "
               "L) E||grad L_H(theta_t)||^2 + ... (descent).", 568, bounds=(A.LEMMA_C3,), hypotheses=(SMOOTH,)),
     Statement(K, "Appendix C.5", "The privacy-utility trade-off for standard aggregation methods (CWTM): their "
