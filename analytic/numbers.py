@@ -12,7 +12,7 @@ DIVERGED_BEYOND = 1e100
 
 
 def magnitude(x: float, digits: int = 3) -> str:
-    """``x`` with ``digits`` significant digits, or "beyond 10^100" (with its sign) when it is that large or infinite."""
+    """``x`` with ``digits`` significant digits, or "beyond 10^100" (with its sign) when it is that large."""
     f = float(x)
     if math.isnan(f):
         return "NaN"

@@ -40,11 +40,12 @@ def pytest_unconfigure(config):
 #: runs them). Wall seconds on the 2-core machine under load, 2026-11-28: each repeats a property a faster test of the
 #: default run already shows (the other sign of a planted exponent, determinism twice over, a second sweep path).
 SLOW_TESTS = {
-    "tests/conventions/test_results_never_stale.py::test_a_one_line_edit_reruns_exactly_the_results_that_can_reach_it",  # 28 s
+    # 28 s:
+    "tests/conventions/test_results_never_stale.py::test_a_one_line_edit_reruns_exactly_the_results_that_can_reach_it",
     "tests/verify/test_su2022_checks.py::test_c29_nu_is_loose_so_small_nu_plants_stay_true_bounds",  # 18 s
-    "tests/conventions/test_plugins.py::test_installed_plugin_is_listed_run_shown_and_reported",  # 12 s (adding_a_paper)
-    "tests/verify/test_su2022_checks.py::test_c10_planted_m_exponent_errors_are_violated[-0.25]",  # 12 s ([0.25] stays)
-    "tests/verify/test_su2022_checks.py::test_c11_planted_ell_exponent_errors_are_violated[-0.25]",  # 9 s ([0.25] stays)
+    "tests/conventions/test_plugins.py::test_installed_plugin_is_listed_run_shown_and_reported",  # 12 s
+    "tests/verify/test_su2022_checks.py::test_c10_planted_m_exponent_errors_are_violated[-0.25]",  # 12 s
+    "tests/verify/test_su2022_checks.py::test_c11_planted_ell_exponent_errors_are_violated[-0.25]",  # 9 s
     "tests/verify/test_su2022_checks.py::test_c26_planted_exponent_errors_are_violated[upper-N_j--0.25]",  # 7 s
     "tests/verify/test_su2022_checks.py::test_c26_planted_exponent_errors_are_violated[upper-N_j-0.25]",  # 5 s
     "tests/verify/test_su2022_checks.py::test_c26_planted_exponent_errors_are_violated[lower-N_j--0.25]",  # 4 s

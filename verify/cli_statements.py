@@ -68,7 +68,8 @@ def format_card(c: dict) -> str:
     if c.get("why"):
         lines.append(f"  {c['why']}")
     if c["checks"]:
-        lines.append(f"  checks: {', '.join(c['checks'])}" + (f"; errata: {', '.join(c['errata'])}" if c["errata"] else ""))
+        errata = f"; errata: {', '.join(c['errata'])}" if c["errata"] else ""
+        lines.append(f"  checks: {', '.join(c['checks'])}{errata}")
     if c.get("margin"):
         m = c["margin"]
         lead = "closest to failing" if c["verdict"] == "holds" else "deciding atom"

@@ -26,7 +26,8 @@ STATEMENTS = statement_table(
               bounds=(A.MARGINAL_VAR, A.MARGINAL_COV, A.HONEST_RESIDUAL)),
     Statement(K, "Algorithm 1", "CafCor: clipped mini-batch gradients, the SecLDP noise of lines 6-7, Polyak momentum, "
               "the server's CAF aggregate and the returned theta-hat (line 12).", 91),
-    Statement(K, "Algorithm 2", "CAF (Covariance bound-Agnostic Filter): repeatedly down-weight the inputs along the top "
+    Statement(K, "Algorithm 2", "CAF (Covariance bound-Agnostic Filter): repeatedly down-weight the inputs along the "
+              "top "
               "eigenvector of the weighted covariance until the total weight falls to n - 2f (line 10).", 112),
     Statement(K, "Section 4.1", "Privacy analysis: computing the top eigenvector by the power method 'can be easily "
               "shown' to satisfy Proposition 4.1 up to constants.", 135),
@@ -57,7 +58,8 @@ STATEMENTS = statement_table(
     Statement(K, "Fig. 1", "Comparison of CafCor and DSGD under four privacy threat models on (Fashion-)MNIST "
               "(Appendix D.1).", 215),
     Statement(K, "Fig. 2", "Performance of CafCor versus standard robust algorithms, f = 5 malicious workers: 'the "
-              "clear superiority of CafCor (and CAF) over competing aggregations across all' settings (line 247).", 239),
+              "clear superiority of CafCor (and CAF) over competing aggregations across all' settings (line 247).",
+              239),
     Statement(K, "Lemma A.1", "(Gil et al., 2013) the Renyi divergence of order alpha between two Gaussians with "
               "covariance Sigma is (alpha/2)(mu_1 - mu_2)^T Sigma^-1 (mu_1 - mu_2).", 343, bounds=(A.RENYI_GAUSSIAN,)),
     Statement(K, "Lemma A.2", "(RDP adaptive composition, Mironov 2017) T mechanisms each (alpha, eps_i)-RDP compose "

@@ -13,7 +13,8 @@ SEPARATION = Hypothesis("separation Delta >~ sigma/delta (Assumptions 1-3)", r"s
 BYZ = Hypothesis("beta <~ delta (fraction of Byzantine points)", r"beta <= delta")
 STEPS = Hypothesis("clipping steps l >= eq. (13), (22) or (27)", r"steps l >=")
 START = Hypothesis("initial error c_1^2 <= sigma^2 (used by the proof, not stated)", r"c_1\^2")
-MODEL = Hypothesis("Assumptions 1-3 (i.i.d. points, gap Delta, variance sigma^2)", r"Assumptions 1-3|n i\.i\.d\.|variance")
+MODEL = Hypothesis("Assumptions 1-3 (i.i.d. points, gap Delta, variance sigma^2)",
+                   r"Assumptions 1-3|n i\.i\.d\.|variance")
 A2 = Hypothesis("Assumption 4 (A^2) and Assumption 5 (Delta, D^2)", r"A\^2|Assumption 5")
 SMOOTH = Hypothesis("Assumptions 6-7 (smooth, strongly convex; eta <= 1/L)", r"eta <= 1/L|strong convexity|smooth")
 MOMENTUM = Hypothesis("Assumption 9 (cluster means of the momenta stay apart)", r"Assumption 9")
@@ -32,7 +33,8 @@ STATEMENTS = statement_table(
               "Assumption 5 (17).", 223),
     Statement(K, "Example 3", "Example 3 (Fig. 1(c), eqs. (7)-(9)): clustering by the FedAvg optimum puts clients "
               "in the wrong clusters; Federated-Clustering with batches (Theorem 3.3) does not.", 227),
-    Statement(K, "Theorem 3.1", "Suppose N points for which Assumptions 1-3 hold with separation Delta >~ sigma/delta_i "
+    Statement(K, "Theorem 3.1", "Suppose N points for which Assumptions 1-3 hold with separation Delta >~ "
+              "sigma/delta_i "
               "and beta_i <~ delta_i. Threshold-Clustering with l >~ max{1, log(sigma/Delta)/log(1 - delta_i/2)} "
               "steps (13) gives E||v_{k_i,l} - E z_i||^2 <~ sigma^2/n_i + sigma^3/Delta + beta_i sigma Delta (14).",
               166, bounds=(W.THM_3_1, W.ORACLE, W.BYZANTINE_TERM, W.TC_STEPS_TO_FLOOR),
@@ -73,7 +75,8 @@ STATEMENTS = statement_table(
               not_checked="the figures' tau-percentile sweep needs the CIFAR models of section 4.3; the bundled data "
                           "has no such task (analytic/papers/werner2023.py, not_checked)"),
     Statement(K, "Fig. 6", "Federated-Clustering against a large gradient attack and bit flips: its accuracy barely "
-              "moves, FedAvg's collapses (section 4.4).", 446, bounds=(W.FC_BYZANTINE_FACTOR, W.FEDAVG_BYZANTINE_FACTOR)),
+              "moves, FedAvg's collapses (section 4.4).", 446,
+              bounds=(W.FC_BYZANTINE_FACTOR, W.FEDAVG_BYZANTINE_FACTOR)),
     Statement(K, "Fig. 7", "The average distance to the cluster centres as a function of the number of clipping "
               "iterations of Algorithm 3 (section 4.5): a few iterations suffice.", 465),
     Statement(K, "eq. (41)", "In the proof of Theorem 3.1, each clipping step contracts the error by 1 - delta_i/2 "

@@ -1,17 +1,17 @@
-"""allouah2025.x12: Corollary 4.1's robustness for the output theta-hat that Algorithm 1 returns, with the corollary's own
-noise, which grows with T.
+"""allouah2025.x12: Corollary 4.1's robustness for the output theta-hat that Algorithm 1 returns, with the
+corollary's own noise, which grows with T.
 
 Algorithm 1 (line 12) returns theta-hat drawn uniformly from {theta_0, ..., theta_{T-1}}; Definition 2.1 calls the
-algorithm (f, rho)-robust when E[L_H(theta-hat) - L_*] <= rho, and Corollary 4.1 (line 195) states such a rho, free of T,
-with the noise of Theorem 4.1, sigma_cor^2 = sigma_ind^2 = 32 C^2 T log(1/delta)/(eps^2 (n - f)) (proportional to T).
+algorithm (f, rho)-robust when E[L_H(theta-hat) - L_*] <= rho, and Corollary 4.1 (line 195) states such a rho, free of
+T, with the noise of Theorem 4.1, sigma_cor^2 = sigma_ind^2 = 32 C^2 T log(1/delta)/(eps^2 (n - f)) (proportional to T).
 
 On the quadratic L_H(theta) = (1/2)(theta - theta_*)^2 (mu = L = 1, d = 1) with identical honest workers, full batches,
 f = 0 (the pairwise-cancelling noise then cancels exactly in the honest mean) and theta_0 = theta_* (L_0 = 0), the
 error is pure noise and linear in it: with Theorem 4.2 (1)'s schedule gamma_t = 10/(t + 240), beta_t = 1 - 24 gamma_t,
 the state (e_t, m_{t-1}) = (theta_t - theta_*, momentum) obeys (e_{t+1}, m_t) = A_t (e_t, m_{t-1}) + w_t nu_t with
 A_t = [[1 - gamma_t a, -gamma_t b], [a, b]], w_t = (-gamma_t a, a), b = beta_{t-1}, a = 1 - b, nu_t ~ N(0, s^2), and
-s^2 = sigma_ind^2/n. So E e_t^2 = s^2 u_t with u_t from the covariance recursion Sigma <- A Sigma A^T + w w^T, exact up to
-rounding, and since s^2 = k T (k free of T):
+s^2 = sigma_ind^2/n. So E e_t^2 = s^2 u_t with u_t from the covariance recursion Sigma <- A Sigma A^T + w w^T, exact
+up to rounding, and since s^2 = k T (k free of T):
 
     E[L_H(theta-hat_T) - L_*] = (1/T) sum_{t<T} (1/2) s^2 u_t = (k/2) sum_{t<T} u_t,
 
@@ -64,8 +64,8 @@ C_X12 = Claim("Corollary 4.1 with Definition 2.1: Algorithm 1 is (f, rho)-robust
               "EE[cal(L)_cal(H)(hat(theta)) - cal(L)_*] <= rho = O(T^0)")
 
 
-@check("allouah2025.x12", "Corollary 4.1's rho bounds the returned theta_hat: with the corollary's noise (growing with T) "
-       "its error grows like log T", "erratum", "violated", statements=("Corollary 4.1", "Algorithm 1"))
+@check("allouah2025.x12", "Corollary 4.1's rho bounds the returned theta_hat: with the corollary's noise (growing "
+       "with T) its error grows like log T", "erratum", "violated", statements=("Corollary 4.1", "Algorithm 1"))
 def x12_output_under_growing_noise(ctx: Context, *, theory=power_law("T", 0.0, "upper", "Corollary 4.1: rho free of T"),
                                    n: int = 300, eps: float = 5.0, delta: float = 1e-5, C: float = 1.0,
                                    horizons=(250, 500, 1000, 2000, 4000), tol: float = 0.1,
@@ -112,14 +112,16 @@ def x12_output_under_growing_noise(ctx: Context, *, theory=power_law("T", 0.0, "
         Assumption("clipping never active along the run (Assumption 2.3 on the trajectory)", clipped == 0.0,
                    float(run.max_grad_norm.max()), "exact", f"largest honest gradient norm (C = {C:g})"),
         Assumption("eps < log(1/delta) (Corollary 4.1's range)", eps < P.log_inv_delta(delta), eps, "exact"),
-        Assumption("L = mu = 1 (quadratic loss), G_cov = 0, theta_0 = theta_* (L_0 = 0)", True, 0.0, "exact", "planted"),
+        Assumption("L = mu = 1 (quadratic loss), G_cov = 0, theta_0 = theta_* (L_0 = 0)", True, 0.0, "exact",
+                   "planted"),
     ]
     verdict = apply_assumptions(verdict, assumptions)
     finding = erratum(
         f"Corollary 4.1 gives a rho free of T, but with its noise (sigma^2 proportional to T) the theta_hat that "
         f"Algorithm 1 returns has an error that grows like log T: on the run it rose from {Y.mean(0)[0]:.3g} at T = "
         f"{Ts[0]} to {Y.mean(0)[-1]:.3g} at T = {T_max} (log-log slope {fit['slope']:.2f}), and the exact recursion "
-        f"adds {per_decade[-1]:.3g} k per decade at T = {He[-1]:.0e} while the last iterate settles at {last_large[-1]:.3g} k.",
+        f"adds {per_decade[-1]:.3g} k per decade at T = {He[-1]:.0e} while the last iterate settles at "
+        f"{last_large[-1]:.3g} k.",
         paper_says=("Corollary 4.1 (line 195): with sigma_cor^2 = sigma_ind^2 = 32 C^2 T log(1/delta)/(eps^2 (n - f)), "
                     "Algorithm 1 is (eps, delta)-SecLDP and '(f, rho)-robust' with rho = O(d C^2 log(1/delta)(f + 1)/"
                     "(n^2 eps^2)) + O(f G_cov^2/n), free of T; Definition 2.1: robust if it 'outputs theta_hat such "
@@ -135,14 +137,16 @@ def x12_output_under_growing_noise(ctx: Context, *, theory=power_law("T", 0.0, "
                  f"(Monte Carlo, {R} replicates; exact recursion: " + ", ".join(f"{y:.3g}" for y in exact_out) + ")."),
         second_argument=("Exact covariance recursion of (e_t, m_{t-1}) (module docstring; no sampling): per unit k the "
                          "output's error (1/2) sum_{t<T} u_t is " + ", ".join(f"{v:.4g}" for v in out_large)
-                         + f" at T = {', '.join(f'{t:.0e}' for t in He)} (rising {', '.join(f'{v:.3g}' for v in per_decade)} per decade: a "
+                         + f" at T = {', '.join(f'{t:.0e}' for t in He)} (rising "
+                         + f"{', '.join(f'{v:.3g}' for v in per_decade)} per decade: a "
                          "partial sum of u_t ~ c/t, which diverges), while the last iterate's (1/2) T u_T is "
                          + ", ".join(f"{v:.4g}" for v in last_large) + ". Since s^2 = k T exactly (Theorem 4.1's "
                          "condition is linear in T), no rho free of T bounds the output for all T."),
     ) if verdict.value == "violated" else ""
     return result_for(
         ctx, C_X12, verdict, finding=finding,
-        observed={"T": Ts, "output_error": Y.mean(0), "output_error_exact": exact_out, "last_iterate_error": last.mean(0),
+        observed={"T": Ts, "output_error": Y.mean(0), "output_error_exact": exact_out,
+                  "last_iterate_error": last.mean(0),
                   "monte_carlo_matches_exact": v_match.value, "max_abs_z_against_exact": i_match.get("max_abs_z"),
                   "exact_per_unit_k": {"T": He, "output": out_large, "last_iterate": last_large},
                   "last_iterate_slope": i_last["slope"]},
@@ -151,7 +155,8 @@ def x12_output_under_growing_noise(ctx: Context, *, theory=power_law("T", 0.0, "
         explanation=(f"With Corollary 4.1's noise the returned theta_hat's error grows with T (log-log slope "
                      f"{fit['slope']:.2f}, CI {fit['slope_ci'][0]:.2f} to {fit['slope_ci'][1]:.2f}, against a rho free "
                      f"of T); the run matches the exact recursion ({v_match.value}, largest deviation "
-                     f"{i_match.get('max_abs_z', float('nan')):.2f} standard errors), which shows the growth continuing "
+                     f"{i_match.get('max_abs_z', float('nan')):.2f} standard errors), which shows the growth "
+                     "continuing "
                      "like log T to the largest exact horizon while the last iterate settles."),
         figure=figspec.figure(figspec.panel(
             "Corollary 4.1's noise: returned theta_hat against the last iterate (exact recursion, per unit k)", "T",
