@@ -34,7 +34,7 @@ display(SVG(filename=str(out.figure)))
 # ## Vary the knobs
 #
 # Move a slider and press "Run Interact": the demo runs again with the new value (the check's own numbers,
-# not a redrawn picture). Knobs of this demo: eta, tau, clients, start.
+# not a redrawn picture). Knobs of this demo: eta, tau, byzantine, start.
 
 # %%
 import ipywidgets as widgets
@@ -47,13 +47,13 @@ def show(**knobs):
     display(SVG(filename=str(res.figure)))
 
 
-assert set(DEMO_TABLE["byzantine"].knobs) == {'eta', 'start', 'clients', 'tau'}
+assert set(DEMO_TABLE["byzantine"].knobs) == {'eta', 'start', 'byzantine', 'tau'}
 panel = widgets.interactive(
     show,
     {"manual": True, "manual_name": "Run Interact"},
     eta=widgets.FloatSlider(value=0.1, min=0.01, max=0.5, step=0.01, description="eta"),
     tau=widgets.IntSlider(value=3, min=1, max=10, step=1, description="tau"),
-    clients=widgets.IntSlider(value=5, min=1, max=24, step=1, description="clients"),
+    byzantine=widgets.IntSlider(value=5, min=1, max=24, step=1, description="byzantine"),
     start=widgets.FloatSlider(value=0.0, min=-5.0, max=5.0, step=0.5, description="start"),
 )
 display(panel)
