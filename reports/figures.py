@@ -233,7 +233,7 @@ def _sparse_log_ticks(axis, lo: float, hi: float) -> None:
     from matplotlib import ticker
 
     lo, hi = min(lo, hi), max(lo, hi)
-    if not (lo > 0 and math.isfinite(hi) and hi / lo < 10):
+    if not (lo > 0 and math.isfinite(hi) and hi < 10 * lo):  # no division: a tiny lo must not overflow
         return
     locator = ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0))
     if sum(lo <= t <= hi for t in locator.tick_values(lo, hi)) < 2:

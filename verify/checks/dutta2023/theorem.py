@@ -575,7 +575,7 @@ def c12_floor_scaling(ctx: Context, *, in_variance: Bound = D.FLOOR_IN_VARIANCE,
     fit_ctrl["least_harmed_ratio"] = least
     control_field = {"what": f"the plain mean ({control}) in place of CE under far random vectors, f = {f}, the same "
                              "noisy run: part (d)", "verdict": v_ctrl.value,
-                     "detail": f"floor of the least harmed replicate {least:.3g} x the honest-only floor (CE: "
+                     "detail": f"floor of the least harmed replicate {magnitude(least)} x the honest-only floor (CE: "
                                f"{fit_d['ratio']:.3g}; allowed {removed:g})"}
     verdict = combine([v_a, v_b, v_c, controlled(v_d, v_ctrl)])
     return result_for(

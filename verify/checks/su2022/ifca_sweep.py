@@ -139,7 +139,7 @@ def x04_ifca_synthetic_success(ctx: Context, *, m: int | None = None, n: int | N
                   "numerical results), on GCYR20's synthetic problem with their protocol",
                   r"\Pr\big[\min_{s,\eta} \mathrm{mindist}(\theta_{s,\eta}^{(T)}) < 0.6\sigma\big] \ge " + f"{threshold}",
                   "su2022, Sec. 1 (on [GCYR20]); GCYR20's synthetic experiment and code (run_p2_m_n.py: THRE0 = 0.6)",
-                  r"Pr[min_(s,eta) op(\"mindist\")(theta_(s,eta)^((T))) < 0.6 sigma] >= " + f"{threshold}")
+                  'Pr[min_(s,eta) op("mindist")(theta_(s,eta)^((T))) < 0.6 sigma] >= ' + f"{threshold}")
     x = np.arange(R)
     return result_for(
         ctx, claim, apply_assumptions(controlled(verdict, v_one), assumptions), control=control,
