@@ -65,3 +65,15 @@ def test_report_of_real_checks_reads_clean_and_a_planted_error_is_caught(tmp_pat
     assert found, "the planted typst error must be found"
     assert {rule for rule, _ in found} == {"typst error"}, found
     assert all("unknown variable" in excerpt or "TypstError" in excerpt for _, excerpt in found)
+
+
+@pytest.mark.slow
+def test_the_full_quick_suite_report_reads_clean(tmp_path):
+    """Every check at quick fidelity, then the whole report: its text has no typst error, no Python power, no raw fit
+    key, no overflowing number and no truncation the lint knows (about 5 minutes on 2 cores: ``make test-slow``)."""
+    res = tmp_path / "res"
+    assert cli.main(["run", "--all", "--results", str(res), "--quiet"]) == 0
+    out = tmp_path / "report.pdf"
+    assert cli.main(["report", "--results", str(res), "--out", str(out), "--quiet"]) == 0
+    found = problems(_pdf_text(out))
+    assert not found, found[:10]
