@@ -224,6 +224,8 @@ def render_byzantine(fig, res: ToyResult, upto: int | None = None) -> None:
     ax = axes[0]
     for k, (name, col) in enumerate((("plain mean", CLUSTER_COLOURS[1]), ("CE", CLUSTER_COLOURS[0]))):
         ax.semilogy(r[: t + 1], np.maximum(g[k, : t + 1] / g[k, 0], 1e-300), color=col, lw=lw(1.4), label=name)
+        # the current round as a dot: a one-point line draws nothing, so the animation's frame 0 was empty
+        ax.semilogy(r[t:t + 1], np.maximum(g[k, t:t + 1] / g[k, 0], 1e-300), "o", color=col, ms=4)
     mark_round(ax, upto)
     ax.set_xlim(0, K)
     ax.set_ylim(max(1e-18, float(np.nanmin(np.maximum(g / g[:, :1], 1e-300))) / 10), float(np.nanmax(g / g[:, :1])) * 10)

@@ -212,3 +212,22 @@ def test_the_demo_subcommand_module_imports_light():
             "if k in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_frame_zero_of_the_byzantine_animation_shows_both_runs():
+    """Frame 0 of `demo byzantine --animate` draws a visible mark for the mean and for CE (it was empty: a one-point
+    line draws nothing)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from counterexamples.teaching import byzantine_toy, render_byzantine
+    from verify.engine import Context
+
+    res = byzantine_toy(Context(), rounds=5)
+    fig = Figure(figsize=(6.5, 3))
+    render_byzantine(fig, res, upto=0)
+    ax = fig.axes[0]
+    dots = [ln for ln in ax.lines if ln.get_marker() == "o" and len(ln.get_xdata()) == 1]
+    assert len(dots) == 2
