@@ -80,7 +80,25 @@ def run(args) -> int:
     if args.json:
         output_file(args.json, "--json").write_text(text)
     _print(rep, spec)
+    own = check_observed_worst(results, spec.id, seed)
+    if own is not None and own > rep.worst_ratio:
+        print(f"  the check's own stored run reached observed/bound {_fmt(own)}, above the search's "
+              f"{_fmt(rep.worst_ratio)}: the search did not find the worst case it has seen (try a larger --budget)")
     return 0
+
+
+def check_observed_worst(results, check_id: str, seed: int) -> float | None:
+    """The largest observed/bound of an upper-side atom (a bound the quantity must stay below) in the check's stored
+    Result of this seed, or None when there is no stored Result or no such atom."""
+    from verify.store import NotStored, ResultStore, UnreadableResult
+
+    try:
+        res = ResultStore(results).load(check_id, seed=seed)
+    except (NotStored, UnreadableResult):
+        return None
+    ratios = [a["margin"] for a in res.atoms if a.get("measure") == "ratio" and isinstance(a.get("margin"), (int, float))
+              and (a.get("evidence") or {}).get("side") == "upper"]
+    return max(ratios) if ratios else None
 
 
 def _fmt(x) -> str:

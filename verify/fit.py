@@ -154,7 +154,7 @@ def _threshold_strength(atom: str, verdict: Verdict, est, lo, hi, lo_v, hi_v, bo
     hi_v/bound). Otherwise the measure is the difference q - bound and the power an additive shift.
     ``trivial``: a bound no claim needs (the starting error): a bound at or beyond it is vacuous.
     ``evidence``: what the data touched of the Bound (verify/evidence.py), kept with the Strength."""
-    evidence = evidence or {}
+    evidence = {**(evidence or {}), "side": side}  # which way the atom compared (read by `fedverify search`)
     est, lo, hi, lo_v, hi_v, b = (np.ravel(x) for x in np.broadcast_arrays(
         *(np.asarray(v, dtype=float) for v in (est, lo, hi, lo_v, hi_v, bound))))
     upper = side == "upper"

@@ -88,10 +88,10 @@ def test_bootstrap_bound_and_rate_atoms_record_their_evidence():
     assert rate_atom.evidence["symbols"]["n"]["power"]["down"] == pytest.approx(rate_atom.power, rel=1e-3)
 
 
-def test_plain_numbers_carry_no_evidence():
+def test_plain_numbers_carry_no_bound_evidence_only_their_side():
     with recording() as atoms:
         fit.deterministic_verdict([0.5, 0.6], [1.0, 1.0])
-    assert atoms[-1].evidence == {}
+    assert atoms[-1].evidence == {"side": "upper"}
 
 
 def _result():

@@ -306,3 +306,16 @@ def test_the_accountant_search_says_clearly_when_dp_accounting_is_missing(monkey
     monkeypatch.setitem(sys.modules, "dp_accounting", None)  # as if not installed: `import dp_accounting` fails
     code, out, err = _run(["search", "allouah2025.c10", "--budget", "5", "--results", str(tmp_path)], capsys)
     assert code == 2 and out == "" and "dp-accounting" in err and err.startswith("fedverify search: error: ID:")
+
+
+def test_search_names_the_checks_own_worst_when_it_is_higher(tmp_path, capsys):
+    """`fedverify search` prints the check's own stored observed/bound when it beats the search's best (werner2023.c17:
+    its run reaches about 0.19, ten random points about 0.007)."""
+    from verify.cli import main
+
+    res = str(tmp_path / "res")
+    assert main(["run", "werner2023.c17", "--results", res, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["search", "werner2023.c17", "--budget", "10", "--method", "random", "--results", res, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "the check's own stored run reached observed/bound" in out
