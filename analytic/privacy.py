@@ -131,7 +131,8 @@ def validate_delta(delta) -> float:
 
 
 def validate_orders(orders: Sequence[float]) -> np.ndarray:
-    _require(not isinstance(orders, (str, bytes)) and orders is not None, "orders", f"need a list of orders (got {orders!r})")
+    if isinstance(orders, (str, bytes)) or orders is None:  # the message is built only on failure: a repr costs
+        raise InputError("orders", f"need a list of orders (got {orders!r})")  # milliseconds for a long array
     try:
         a = np.asarray(orders, dtype=float)
     except (TypeError, ValueError):

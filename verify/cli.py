@@ -206,7 +206,8 @@ def _stored_strength(results: str) -> dict:
 
 # -- run ------------------------------------------------------------------------------------
 def _write_json(path: str | None, results) -> None:
-    write_json(path, [r.to_dict() for r in results])
+    if path:  # without --json nothing is written, and nothing need be serialised
+        write_json(path, [r.to_dict() for r in results])
 
 
 def _out_of_memory(exc: BaseException) -> bool:

@@ -118,16 +118,51 @@ class _ImportCache:
             with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
                 json.dump(self.data, fh)
             os.replace(fh.name, path)
+            self.changed = False
         except OSError:
             pass
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+#: Per process: module -> (its closure, the stamps of the closure's files when it was found). A closure is reused
+#: only while every one of its files keeps its stamp: a file can only reach a new import through an edit of a file
+#: already in the closure, which changes that file's stamp. ``fedverify run --all`` finds 181 closures over the
+#: same core files; without this each one re-read the import cache and re-resolved about 100 module names.
+_CLOSURES: dict[str, tuple[dict[str, Path], tuple[tuple[int, int], ...]]] = {}
+#: Per process: the closure's (name, path, stamp) list -> its hash, so an unchanged closure's files are not re-read.
+_HASHES: dict[tuple, str] = {}
+_IMPORTS: _ImportCache | None = None
+
+
+def _unchanged(paths, stamps) -> bool:
+    try:
+        return all(_stamp(p) == s for p, s in zip(paths, stamps))
+    except OSError:  # a file of the closure is gone: find the closure again
+        return False
 
 
 def module_closure(module: str) -> dict[str, Path]:
     """The source files ``module`` can execute through imports, following imports into fedverify's
     own packages (``analytic``, ``verify``, ``counterexamples``) and the module's own top-level
     package (a plugin's), including each package's ``__init__``; sorted by module name."""
+    hit = _CLOSURES.get(module)
+    if hit is not None and _unchanged(hit[0].values(), hit[1]):
+        return dict(hit[0])
+    closure = _find_closure(module)
+    _CLOSURES[module] = (closure, tuple(_stamp(p) for p in closure.values()))
+    return dict(closure)
+
+
+def _find_closure(module: str) -> dict[str, Path]:
+    global _IMPORTS
     roots = set(CORE_PACKAGES) | {module.split(".")[0]}
-    resolver, cache = _Resolver(), _ImportCache()
+    if _IMPORTS is None:  # read once per process; each entry is still checked against its file's stamp
+        _IMPORTS = _ImportCache()
+    resolver, cache = _Resolver(), _IMPORTS
     seen: dict[str, Path] = {}
     todo = [module]
     while todo:
@@ -146,7 +181,11 @@ def module_closure(module: str) -> dict[str, Path]:
 
 def closure_hash(module: str) -> str:
     """sha256 over the names and bytes of :func:`module_closure` (16 hex digits)."""
-    h = hashlib.sha256()
-    for name, path in module_closure(module).items():
-        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    closure = module_closure(module)
+    key = tuple((name, str(path), _stamp(path)) for name, path in closure.items())
+    if key not in _HASHES:
+        h = hashlib.sha256()
+        for name, path in closure.items():
+            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+        _HASHES[key] = h.hexdigest()[:16]
+    return _HASHES[key]

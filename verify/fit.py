@@ -53,6 +53,7 @@ from analytic.bounds import Bound
 from analytic.errors import InputError
 from verify.evidence import bound_evidence, rate_evidence
 from verify.result import Assumption, Verdict
+from verify.signed_rank import one_sided_pvalues
 from verify.strength import Strength, aside, record, weakest  # noqa: F401  (weakest: combine's twin for strength)
 
 Side = Literal["upper", "lower"]
@@ -950,8 +951,7 @@ def paired_comparison_verdict(a, b, *, alpha: float = 0.05) -> tuple[Verdict, di
             "pairs": int(a.size), "alpha": alpha}
     if a.size < 2 or not np.all(np.isfinite(diff)) or not np.any(diff != 0):  # too few, a failed run, all tied
         return Verdict.INCONCLUSIVE, {**info, "p_less": 1.0, "p_greater": 1.0}
-    p_less = float(stats.wilcoxon(diff, alternative="less").pvalue)
-    p_greater = float(stats.wilcoxon(diff, alternative="greater").pvalue)
+    p_less, p_greater = one_sided_pvalues(diff)
     v = Verdict.HOLDS if p_less < alpha else (Verdict.VIOLATED if p_greater < alpha else Verdict.INCONCLUSIVE)
     record(Strength("paired_comparison", v.value, "p_value", p_less, None, alpha,
                     f"a difference significant at level {alpha:g} (one-sided Wilcoxon) is detected",
