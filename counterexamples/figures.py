@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from analytic.errors import InputError
+from counterexamples.legends import MARKER_GID, place_legend
 from verify.problems.toys import Example1, Example2
 
 if TYPE_CHECKING:  # matplotlib is imported lazily: the check registry imports this package
@@ -64,9 +65,10 @@ def mark_round(ax, t: int | None, text: bool = True) -> None:
     with a round axis shows where the animation is."""
     if t is None:
         return
-    ax.axvline(t, color="k", lw=lw(0.8), ls="-", alpha=0.35, zorder=1)
+    ax.axvline(t, color="k", lw=lw(0.8), ls="-", alpha=0.35, zorder=1, gid=MARKER_GID)
     if text:
-        ax.text(0.99, 0.02, f"round {t}", transform=ax.transAxes, ha="right", va="bottom", fontsize=fs(7), color="k")
+        ax.text(0.99, 0.02, f"round {t}", transform=ax.transAxes, ha="right", va="bottom", fontsize=fs(7), color="k",
+                gid=MARKER_GID)
 CLUSTER_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 CLIENT_MARKERS = ("o", "s", "^", "D")
 CLIENT_STYLES = ("-", "--", ":")
@@ -103,7 +105,7 @@ def _legend_clusters(ax, labels=("cluster A", "cluster B")) -> None:
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], marker="o", ls="", color=c, label=lab) for c, lab in zip(CLUSTER_COLOURS, labels)]
-    ax.legend(handles=handles, fontsize=fs(6), loc="upper right", frameon=False)
+    place_legend(ax, handles=handles, fontsize=fs(6), frameon=False, prefer="upper right")
 
 
 # -- Example 1 -------------------------------------------------------------------------------
@@ -122,7 +124,7 @@ def render_example1(fig: Figure, result, upto: int | None = None) -> None:
     X = torch.tensor(grid, dtype=torch.float64)[:, None, None].expand(-1, 3, 1)
     F = Example1(eta).loss(X).numpy()
     for i in range(3):
-        ax.plot(grid, F[:, i], color=NEUTRAL, ls=CLIENT_STYLES[i], lw=1.0, label=f"f_{i + 1}")
+        ax.plot(grid, F[:, i], color=NEUTRAL, ls=CLIENT_STYLES[i], lw=1.0, label=f"$f_{i + 1}$")
     fx = Example1(eta).loss(torch.tensor(x[: t_end + 1, r, :, None], dtype=torch.float64)).numpy()  # [t, 3]
     for i in range(3):
         cols = [NEUTRAL] + [CLUSTER_COLOURS[int(labels[t - 1, r, i])] for t in range(1, t_end + 1)]
@@ -139,10 +141,10 @@ def render_example1(fig: Figure, result, upto: int | None = None) -> None:
     lo, hi = min(-0.45, float(x[:, r].min()) - 0.1), max(2.45, float(x[:, r].max()) + 0.1)
     ax.set_xlim(lo, hi)
     ax.set_ylim(-0.05 * y_top, y_top)
-    ax.set_title(f"(a) Myopic-Clustering (eta = {eta:g})", fontsize=fs(8))
+    ax.set_title(f"(a) Myopic-Clustering ($\\eta$ = {eta:g})", fontsize=fs(8))
     ax.set_xlabel("x (marker colour = cluster in that round)", fontsize=fs(7))
-    ax.set_ylabel("f_i(x)", fontsize=fs(7))
-    ax.legend(fontsize=fs(6), loc="upper left", frameon=False)
+    ax.set_ylabel("$f_i(x)$", fontsize=fs(7))
+    place_legend(ax, fontsize=fs(6), frameon=False, prefer="upper left")
 
     ax = axes[1]
     rounds = np.arange(t_end + 1)
@@ -159,9 +161,9 @@ def render_example1(fig: Figure, result, upto: int | None = None) -> None:
     mark_round(ax, upto)
     ax.set_xlim(-0.5, max(T, 1) + 0.5)
     ax.set_ylim(min(-0.1, float(x[:, r].min()) - 0.1), max(2.2, float(x[:, r].max()) + 0.2))
-    ax.set_title("(b) Myopic: models x_i,t", fontsize=fs(8))
+    ax.set_title("(b) Myopic: models $x_{i,t}$", fontsize=fs(8))
     ax.set_xlabel("round t (colour = cluster)", fontsize=fs(7))
-    ax.legend(fontsize=fs(6), loc="center right", bbox_to_anchor=(1.0, 0.33), frameon=False)
+    place_legend(ax, fontsize=fs(6), frameon=False, prefer="center right")
 
     ax = axes[2]
     if "fc_x" in result.arrays:
@@ -173,11 +175,11 @@ def render_example1(fig: Figure, result, upto: int | None = None) -> None:
             ax.plot(np.arange(t_fc + 1), fx_all[: t_fc + 1, rf, i], color=CLUSTER_COLOURS[0 if i < 2 else 1], ls=CLIENT_STYLES[i],
                     lw=lw(1.2), marker=CLIENT_MARKERS[i], ms=2.5 * current_style()["font"], label=f"client {i + 1}")
         tau = float(_arr(result, "fc_tau")[rf])
-        ax.set_title(f"(c) FC (eta = {float(fc_eta[rf]):g}, tau = {tau:g})", fontsize=fs(8))
+        ax.set_title(f"(c) FC ($\\eta$ = {float(fc_eta[rf]):g}, $\\tau$ = {tau:g})", fontsize=fs(8))
         mark_round(ax, None if upto is None else t_fc)
         ax.set_xlim(-0.5, show + 0.5)
         ax.set_ylim(min(-0.1, float(fx_all[: show + 1, rf].min()) - 0.1), max(2.2, float(fx_all[: show + 1, rf].max()) + 0.2))
-        ax.legend(fontsize=fs(6), loc="center right", frameon=False)
+        place_legend(ax, fontsize=fs(6), frameon=False, prefer="center right")
     ax.set_xlabel("round t", fontsize=fs(7))
     for a in axes:
         a.tick_params(labelsize=fs(6.5))
@@ -236,13 +238,13 @@ def _example2_models_panel(ax, result, pre: str, r: int, t_end: int, upto, title
     rounds = np.arange(t_end + 1)
     for k in range(2):
         ax.plot(rounds, theta[: t_end + 1, r, k], color=NEUTRAL, ls=CLIENT_STYLES[k], lw=lw(1.3),
-                label=f"{EXAMPLE2_ALGOS[pre]} theta_{k + 1}")
+                label=f"{EXAMPLE2_ALGOS[pre]} $\\theta_{k + 1}$")
     _fc_clients_and_optima(ax, result, rounds, t_end, upto, T)
     lo = min(-1.7, float(theta[:, r].min()) - 0.2)
     ax.set_ylim(lo, max(0.8, float(theta[:, r].max()) + 0.3))
     ax.set_title(title, fontsize=fs(8))
     ax.set_xlabel("round t", fontsize=fs(7))
-    ax.legend(fontsize=fs(6), loc="lower right", frameon=False)
+    place_legend(ax, fontsize=fs(6), frameon=False, prefer="lower right")
 
 
 def render_example2(fig: Figure, result, upto: int | None = None, algorithm: str | None = None) -> None:
@@ -265,16 +267,16 @@ def render_example2(fig: Figure, result, upto: int | None = None, algorithm: str
     grid = np.linspace(lo, hi, 300)
     F = Example2().loss(torch.tensor(grid)[:, None, None].expand(-1, 2, 1)).numpy()
     for i in range(2):
-        ax.plot(grid, F[:, i], color=CLUSTER_COLOURS[i], lw=lw(1.1), ls=CLIENT_STYLES[i], label=f"f_{i + 1} (client {i + 1})")
+        ax.plot(grid, F[:, i], color=CLUSTER_COLOURS[i], lw=lw(1.1), ls=CLIENT_STYLES[i], label=f"$f_{i + 1}$ (client {i + 1})")
     for k in range(2):
-        ax.axvline(th[k], color=NEUTRAL, lw=0.8, ls=(":", "-.")[k], label=f"theta_{k + 1} = {th[k]:.2f} (round {t_end})")
+        ax.axvline(th[k], color=NEUTRAL, lw=0.8, ls=(":", "-.")[k], label=f"$\\theta_{k + 1}$ = {th[k]:.2f} (round {t_end})")
     j = assign[min(t_end, T - 1), r]
     L = Example2().loss(torch.tensor(th)[:, None, None].expand(2, 2, 1)).numpy()  # [K, N]
     G = Example2().grad(torch.tensor(th)[:, None, None].expand(2, 2, 1)).numpy()[..., 0]  # [K, N]: g_i(theta_k)
     for i in range(2):
         ax.scatter([th[j[i]]], [L[j[i], i]], color=CLUSTER_COLOURS[i], marker=CLIENT_MARKERS[i], s=30 * current_style()["font"] ** 2,
                    zorder=4, edgecolors="k", linewidths=0.5)
-        ax.annotate(f"client {i + 1} picks theta_{j[i] + 1}\n(loss {L[j[i], i]:.2f} vs {L[1 - j[i], i]:.2f})",
+        ax.annotate(f"client {i + 1} picks $\\theta_{j[i] + 1}$\n(loss {L[j[i], i]:.2f} vs {L[1 - j[i], i]:.2f})",
                     xy=(th[j[i]], L[j[i], i]), xytext=((-1.25, 0.15)[i], 4.7), fontsize=fs(6),
                     arrowprops={"arrowstyle": "->", "lw": 0.6})
     g = float(gam[r])
@@ -286,16 +288,18 @@ def render_example2(fig: Figure, result, upto: int | None = None, algorithm: str
             ax.annotate("", xy=(th[k] + steps[i] / max(g, 1e-12) * 0.35, y0 - 0.45 * i), xytext=(th[k], y0 - 0.45 * i),
                         arrowprops={"arrowstyle": "->", "lw": lw(1.2), "color": CLUSTER_COLOURS[i]})
         avg = float(steps.mean())
-        ax.text(0.99, 0.5, f"steps -gamma g_i:\n{steps[0]:+.2f}, {steps[1]:+.2f}\naverage {avg:+.3f}"
-                + ("\n(they cancel)" if abs(avg) < 1e-12 else ""), transform=ax.transAxes, fontsize=fs(6), va="center", ha="right")
+        # above the axes, under the title: inside them it sat on the curves or the annotations
+        ax.text(0.5, 1.0, f"steps $-\\gamma g_i$: {steps[0]:+.2f}, {steps[1]:+.2f}; average {avg:+.3f}"
+                + (" (they cancel)" if abs(avg) < 1e-12 else ""), transform=ax.transAxes, fontsize=fs(6),
+                va="bottom", ha="center")
     ax.set_xlim(lo, hi)
     ax.set_ylim(-0.2, 7.6)
-    ax.set_title(f"(a) {EXAMPLE2_ALGOS[pre]}: pick by loss, average the gradients", fontsize=fs(8))
+    ax.set_title(f"(a) {EXAMPLE2_ALGOS[pre]}: pick by loss, average the gradients", fontsize=fs(8), pad=fs(8) * 1.6)
     ax.set_xlabel("x", fontsize=fs(7))
-    ax.set_ylabel("f_i(x)", fontsize=fs(7))
-    ax.legend(fontsize=fs(5.5), loc="upper center", ncol=2, frameon=False)
+    ax.set_ylabel("$f_i(x)$", fontsize=fs(7))
+    place_legend(ax, fontsize=fs(5.5), ncol=2, frameon=False, prefer="upper center")
 
-    _example2_models_panel(axes[1], result, pre, r, t_end, upto, f"(b) models by round (gamma = {g:g})")
+    _example2_models_panel(axes[1], result, pre, r, t_end, upto, f"(b) models by round ($\\gamma$ = {g:g})")
     for a in axes:
         a.tick_params(labelsize=fs(6.5))
 
@@ -322,13 +326,13 @@ def render_hypcluster(fig: Figure, result, upto: int | None = None) -> None:
     prob = Example2()
     F = prob.loss(torch.tensor(grid)[:, None, None].expand(-1, 2, 1)).numpy()  # [grid, N]
     for i in range(2):
-        ax.plot(grid, F[:, i], color=CLUSTER_COLOURS[i], lw=lw(0.8), ls=CLIENT_STYLES[i], alpha=0.6, label=f"f_{i + 1}")
+        ax.plot(grid, F[:, i], color=CLUSTER_COLOURS[i], lw=lw(0.8), ls=CLIENT_STYLES[i], alpha=0.6, label=f"$f_{i + 1}$")
     k = int(j[0])
     members = [i for i in range(2) if j[i] == k]
     pooled = F[:, members].mean(1)
     ax.plot(grid, pooled, color="k", lw=lw(1.6), label=f"pooled loss of cluster {k + 1} ({len(members)} members)")
     for kk in range(2):
-        ax.axvline(th[kk], color=NEUTRAL, lw=0.8, ls=(":", "-.")[kk], label=f"theta_{kk + 1} = {th[kk]:.2f} (round {t_end})")
+        ax.axvline(th[kk], color=NEUTRAL, lw=0.8, ls=(":", "-.")[kk], label=f"$\\theta_{kk + 1}$ = {th[kk]:.2f} (round {t_end})")
     # the server's E gradient steps on the pooled loss from theta_k (what HypCluster does each round)
     x = float(th[k])
     path = [x]
@@ -338,28 +342,29 @@ def render_hypcluster(fig: Figure, result, upto: int | None = None) -> None:
         path.append(x)
     pv = prob.loss(torch.tensor(path)[:, None, None].expand(-1, 2, 1)).numpy()[:, members].mean(1)
     ax.plot(path, pv, color=CLUSTER_COLOURS[2], marker="o", ms=3 * current_style()["font"], lw=lw(1.0),
-            label=f"{E} server steps from theta_{k + 1}")
+            label=f"{E} server steps from $\\theta_{k + 1}$")
     gk = prob.grad(torch.tensor([float(th[k])] * 2, dtype=torch.float64)[None, :, None]).numpy()[0, :, 0]
-    ax.text(0.98, 0.03, f"pooled gradient at theta_{k + 1}:\n{float(gk[members].mean()):+.3f}",
-            transform=ax.transAxes, fontsize=fs(6), va="bottom", ha="right")
+    # above the axes, under the title: inside them it sat on the curves
+    ax.text(0.5, 1.0, f"pooled gradient at $\\theta_{k + 1}$: {float(gk[members].mean()):+.3f}",
+            transform=ax.transAxes, fontsize=fs(6), va="bottom", ha="center")
     ax.set_xlim(lo, hi)
     ax.set_ylim(-0.2, 4.0)
-    ax.set_title("(a) HypCluster: steps on the pooled loss", fontsize=fs(8))
+    ax.set_title("(a) HypCluster: steps on the pooled loss", fontsize=fs(8), pad=fs(8) * 1.6)
     ax.set_xlabel("x", fontsize=fs(7))
     ax.set_ylabel("loss", fontsize=fs(7))
-    ax.legend(fontsize=fs(5.5), loc="upper right", frameon=False)
+    place_legend(ax, fontsize=fs(5.5), frameon=False, prefer="upper right")
 
     ax = axes[1]
     rounds = np.arange(t_end + 1)
     same_gamma = [i for i in range(len(gam)) if gam[i] == gam[r]]
     for n, i in enumerate(same_gamma):
         ax.plot(rounds, theta[: t_end + 1, i, 1], color=NEUTRAL, ls=CLIENT_STYLES[n % 3], lw=lw(1.2) + 0.6 * n,
-                alpha=0.8, label=f"theta_2, {int(steps_all[i])} server steps")
+                alpha=0.8, label=f"$\\theta_2$, {int(steps_all[i])} server steps")
     _fc_clients_and_optima(ax, result, rounds, t_end, upto, T)
     ax.set_ylim(min(-0.8, float(theta[:, same_gamma, 1].min()) - 0.2), max(0.8, float(theta[:, same_gamma, 1].max()) + 0.2))
-    ax.set_title(f"(b) theta_2 by round (gamma = {g:g})", fontsize=fs(8))
+    ax.set_title(f"(b) $\\theta_2$ by round ($\\gamma$ = {g:g})", fontsize=fs(8))
     ax.set_xlabel("round t", fontsize=fs(7))
-    ax.legend(fontsize=fs(5.5), loc="center right", frameon=False)
+    place_legend(ax, fontsize=fs(5.5), frameon=False, prefer="center right")
 
     ax = axes[2]
     from matplotlib.colors import ListedColormap
@@ -373,7 +378,7 @@ def render_hypcluster(fig: Figure, result, upto: int | None = None) -> None:
     ax.set_yticklabels(["client 1", "client 2"], fontsize=fs(6.5))
     ax.set_xlabel("round t", fontsize=fs(7))
     ax.set_title("(c) cluster picked", fontsize=fs(8), pad=fs(8) * 1.6)
-    ax.text(0.5, 1.0, "blue: theta_1, red: theta_2", transform=ax.transAxes, ha="center", va="bottom", fontsize=fs(6))
+    ax.text(0.5, 1.0, "blue: $\\theta_1$, red: $\\theta_2$", transform=ax.transAxes, ha="center", va="bottom", fontsize=fs(6))
     for a in axes:
         a.tick_params(labelsize=fs(6.5))
 
@@ -392,9 +397,9 @@ def render_example3(fig: Figure, result, upto: int | None = None) -> None:
     fig.subplots_adjust(left=0.085, right=0.99, bottom=0.2, top=0.86, wspace=0.38)
     ax = axes[0]
     xs = np.linspace(-0.2, 1.05, 50)
-    ax.plot(xs, xs, color=CLUSTER_COLOURS[0], lw=1.2, label="g_1 = x")
-    ax.plot(xs, xs - 0.5, color=CLUSTER_COLOURS[1], lw=1.2, label="g_2 = x - 1/2")
-    ax.plot(xs, xs - 1.0, color=CLUSTER_COLOURS[1], lw=1.0, ls="--", label="g_3 = x or x - 1")
+    ax.plot(xs, xs, color=CLUSTER_COLOURS[0], lw=1.2, label="$g_1 = x$")
+    ax.plot(xs, xs - 0.5, color=CLUSTER_COLOURS[1], lw=1.2, label="$g_2 = x - 1/2$")
+    ax.plot(xs, xs - 1.0, color=CLUSTER_COLOURS[1], lw=1.0, ls="--", label="$g_3 = x$ or $x - 1$")
     ax.plot(xs, xs, color=CLUSTER_COLOURS[1], lw=1.0, ls="--")
     ax.axhline(0, color="k", lw=0.4)
     ax.set_ylim(-1.25, 1.15)
@@ -411,8 +416,8 @@ def render_example3(fig: Figure, result, upto: int | None = None) -> None:
         ax.text(0.02, 0.02, f"purple: CFL's models, round {t_end}", transform=ax.transAxes, fontsize=fs(5.5), color=CLUSTER_COLOURS[3])
     ax.set_title("(a) Example 3 gradients", fontsize=fs(8))
     ax.set_xlabel("x", fontsize=fs(7))
-    ax.set_ylabel("g_i(x)", fontsize=fs(7))
-    ax.legend(fontsize=fs(5.5), loc="upper left", frameon=False)
+    ax.set_ylabel("$g_i(x)$", fontsize=fs(7))
+    place_legend(ax, fontsize=fs(5.5), frameon=False, prefer="upper left")
 
     ax = axes[1]
     counts = _arr(result, "partition_counts_x_1_3")
@@ -431,7 +436,7 @@ def render_example3(fig: Figure, result, upto: int | None = None) -> None:
     ax.set_xticklabels(names, fontsize=fs(6))
     ax.set_ylim(0, 0.75)
     ax.set_title("(b) CFL's split at x = 1/3", fontsize=fs(8))
-    ax.set_xlabel(f"{int(n)} draws of g_3", fontsize=fs(7))
+    ax.set_xlabel(f"{int(n)} draws of $g_3$", fontsize=fs(7))
     ax.set_ylabel("fraction", fontsize=fs(7))
 
     ax = axes[2]
@@ -448,7 +453,7 @@ def render_example3(fig: Figure, result, upto: int | None = None) -> None:
     ax.set_ylim(-0.03, 0.7)
     ax.set_title("(c) P(clients 2 and 3 apart)", fontsize=fs(8))
     ax.set_xlabel("round t", fontsize=fs(7))
-    ax.legend(fontsize=fs(6), loc="upper left", frameon=False)
+    place_legend(ax, fontsize=fs(6), frameon=False, prefer="upper left")
     for a in axes:
         a.tick_params(labelsize=fs(6.5))
 

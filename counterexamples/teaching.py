@@ -213,7 +213,7 @@ def narrate_graph(res: ToyResult, rounds: int) -> list[str]:
 # -- figures ----------------------------------------------------------------------------------------------------
 def render_byzantine(fig, res: ToyResult, upto: int | None = None) -> None:
     """(a) e_k/e_0 by round, mean vs CE (log); (b) distance to x* at the current round, mean vs CE (log bars)."""
-    from counterexamples.figures import CLUSTER_COLOURS, fs, lw, mark_round
+    from counterexamples.figures import CLUSTER_COLOURS, fs, lw, mark_round, place_legend
 
     a, o = res.arrays, res.observed
     r, g, dist = a["rounds"], a["gap"], a["dist"]
@@ -229,10 +229,10 @@ def render_byzantine(fig, res: ToyResult, upto: int | None = None) -> None:
     mark_round(ax, upto)
     ax.set_xlim(0, K)
     ax.set_ylim(max(1e-18, float(np.nanmin(np.maximum(g / g[:, :1], 1e-300))) / 10), float(np.nanmax(g / g[:, :1])) * 10)
-    ax.set_title(f"(a) gap e_k/e_0 under attack A6 (f = {o['f']} of {o['N']})", fontsize=fs(8))
+    ax.set_title(f"(a) gap $e_k/e_0$ under attack A6 (f = {o['f']} of {o['N']})", fontsize=fs(8))
     ax.set_xlabel("round k", fontsize=fs(7))
-    ax.set_ylabel("e_k / e_0", fontsize=fs(7))
-    ax.legend(fontsize=fs(6.5), frameon=False)
+    ax.set_ylabel("$e_k / e_0$", fontsize=fs(7))
+    place_legend(ax, fontsize=fs(6.5), frameon=False)
     ax = axes[1]
     vals = np.maximum(dist[:, t], 1e-300)
     ax.bar([0, 1], vals, color=[CLUSTER_COLOURS[1], CLUSTER_COLOURS[0]], log=True)
@@ -241,7 +241,7 @@ def render_byzantine(fig, res: ToyResult, upto: int | None = None) -> None:
     ax.set_xticks([0, 1])
     ax.set_xticklabels(["plain mean", "CE"], fontsize=fs(7))
     ax.set_ylim(max(1e-12, float(dist.min()) / 10), float(dist.max()) * 20)
-    ax.set_title(f"(b) ||x_k - x*|| at round {t}", fontsize=fs(8))
+    ax.set_title(f"(b) $\\|x_k - x^*\\|$ at round {t}", fontsize=fs(8))
     for x in axes:
         x.tick_params(labelsize=fs(6.5))
 
@@ -249,7 +249,7 @@ def render_byzantine(fig, res: ToyResult, upto: int | None = None) -> None:
 def render_cafcor(fig, res: ToyResult, upto: int | None = None) -> None:
     """(a) the workers' noise vectors at round t (large) and their average (small), CafCor vs local DP; (b) the
     norm of the average by round; (c) noisy gradient descent's distance to the optimum."""
-    from counterexamples.figures import CLUSTER_COLOURS, NEUTRAL, fs, lw, mark_round
+    from counterexamples.figures import CLUSTER_COLOURS, NEUTRAL, fs, lw, mark_round, place_legend
 
     a, o = res.arrays, res.observed
     xi, ldp, ac, al = a["xi"], a["ldp"], a["avg_cafcor"], a["avg_ldp"]
@@ -267,7 +267,7 @@ def render_cafcor(fig, res: ToyResult, upto: int | None = None) -> None:
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
     ax.set_title(f"(a) noise at round {t + 1} (n = {o['n']})", fontsize=fs(8))
-    ax.legend(fontsize=fs(5.5), loc="upper left", frameon=False)
+    place_legend(ax, fontsize=fs(5.5), frameon=False, prefer="upper left")
     ax = axes[1]
     rr = np.arange(1, t + 2)
     ax.semilogy(rr, np.linalg.norm(xi[: t + 1], axis=-1).mean(-1), color=CLUSTER_COLOURS[0], lw=lw(1.0), ls="--",
@@ -279,7 +279,7 @@ def render_cafcor(fig, res: ToyResult, upto: int | None = None) -> None:
     ax.set_ylim(1e-3, 10 * o["predicted_worker_sd"])
     ax.set_title("(b) noise norm by round", fontsize=fs(8))
     ax.set_xlabel("round t", fontsize=fs(7))
-    ax.legend(fontsize=fs(5.5), loc="lower left", frameon=False)
+    place_legend(ax, fontsize=fs(5.5), frameon=False, prefer="lower left")
     ax = axes[2]
     xc, xl = a["x_cafcor"], a["x_ldp"]
     rr = np.arange(t + 2)
@@ -288,9 +288,9 @@ def render_cafcor(fig, res: ToyResult, upto: int | None = None) -> None:
     mark_round(ax, None if upto is None else t + 1)
     ax.set_xlim(0, T + 1)
     ax.set_ylim(1e-3, 3 * max(float(np.linalg.norm(xl, axis=-1).max()), 1.0))
-    ax.set_title(f"(c) noisy GD: ||x_t|| (eta {o['eta']:g})", fontsize=fs(8))
+    ax.set_title(f"(c) noisy GD: $\\|x_t\\|$ ($\\eta$ = {o['eta']:g})", fontsize=fs(8))
     ax.set_xlabel("round t", fontsize=fs(7))
-    ax.legend(fontsize=fs(6), frameon=False)
+    place_legend(ax, fontsize=fs(6), frameon=False)
     for x in axes:
         x.tick_params(labelsize=fs(6.5))
 
@@ -298,7 +298,7 @@ def render_cafcor(fig, res: ToyResult, upto: int | None = None) -> None:
 def render_graph(fig, res: ToyResult, upto: int | None = None) -> None:
     """(a) the clients' optima, the graph's edges (width ~ p_in) and, at round t, each client's start point pulled
     from wbar towards its neighbours; (b) the global model's distance to w*, FedAvg vs the graph's pull."""
-    from counterexamples.figures import CLUSTER_COLOURS, NEUTRAL, fs, lw, mark_round
+    from counterexamples.figures import CLUSTER_COLOURS, NEUTRAL, fs, lw, mark_round, place_legend
 
     a, o = res.arrays, res.observed
     P, cen, starts, wbar, ws = a["P"], a["centres"], a["starts"], a["wbar"], a["w_star"]
@@ -312,37 +312,37 @@ def render_graph(fig, res: ToyResult, upto: int | None = None) -> None:
     for i in range(C):
         for j in range(i + 1, C):
             ax.plot(cen[[i, j], 0], cen[[i, j], 1], color=NEUTRAL, lw=lw(0.3) + 40 * P[i, j] * big, alpha=0.35, zorder=1)
-    ax.scatter(cen[:, 0], cen[:, 1], s=40 * big**2, marker="*", color="k", zorder=3, label="client optima c_i (edges: graph)")
+    ax.scatter(cen[:, 0], cen[:, 1], s=40 * big**2, marker="*", color="k", zorder=3, label="client optima $c_i$ (edges: graph)")
     for i in range(C):
         ax.text(cen[i, 0], cen[i, 1], f" {i + 1}", fontsize=fs(6.5), va="bottom")
     wb = wbar[t, 1]
-    ax.scatter([wb[0]], [wb[1]], s=50 * big**2, color=CLUSTER_COLOURS[1], marker="o", zorder=4, label=f"wbar, round {t + 1}")
+    ax.scatter([wb[0]], [wb[1]], s=50 * big**2, color=CLUSTER_COLOURS[1], marker="o", zorder=4, label=f"$\\bar w$, round {t + 1}")
     for i in range(C):
         s0 = starts[t, 1, i]
         ax.annotate("", xy=(s0[0], s0[1]), xytext=(wb[0], wb[1]), arrowprops={"arrowstyle": "->", "lw": lw(1.0), "color": CLUSTER_COLOURS[0]})
     ax.scatter(starts[t, 1, :, 0], starts[t, 1, :, 1], s=18 * big**2, color=CLUSTER_COLOURS[0], zorder=4,
-               label="start points beta wbar + (1-beta) u_i")
-    ax.scatter([ws[0]], [ws[1]], s=60 * big**2, marker="P", color=CLUSTER_COLOURS[2], zorder=4, label="w*")
+               label="start points $\\beta \\bar w + (1-\\beta) u_i$")
+    ax.scatter([ws[0]], [ws[1]], s=60 * big**2, marker="P", color=CLUSTER_COLOURS[2], zorder=4, label="$w^*$")
     for k, (name, col) in enumerate((("FedAvg", NEUTRAL), ("graph pull", CLUSTER_COLOURS[1]))):
-        ax.plot(wbar[: t + 2, k, 0], wbar[: t + 2, k, 1], color=col, lw=lw(1.0), marker=".", label=f"wbar path, {name}", zorder=2)
+        ax.plot(wbar[: t + 2, k, 0], wbar[: t + 2, k, 1], color=col, lw=lw(1.0), marker=".", label=f"$\\bar w$ path, {name}", zorder=2)
     pts = np.concatenate([cen, starts[:, 1].reshape(-1, 2), wbar[:, 1]])
     lo, hi = pts.min(0), pts.max(0)
     pad = 0.1 * (hi - lo).max()
     ax.set_xlim(lo[0] - pad, hi[0] + pad)
     ax.set_ylim(lo[1] - pad, hi[1] + 3 * pad)
-    ax.set_title(f"(a) the graph's pull at round {t + 1} (beta = {o['beta']:g})", fontsize=fs(8))
-    ax.legend(fontsize=fs(5.5), loc="upper left", frameon=False)
+    ax.set_title(f"(a) the graph's pull at round {t + 1} ($\\beta$ = {o['beta']:g})", fontsize=fs(8))
+    place_legend(ax, fontsize=fs(5.5), frameon=False, prefer="upper left")
     ax = axes[1]
     t = T - 1 if upto is None else t  # the still's panel (b) shows every round
     rr = np.arange(t + 2)
-    for k, (name, col) in enumerate((("FedAvg (beta = 1)", NEUTRAL), (f"graph pull (beta = {o['beta']:g})", CLUSTER_COLOURS[1]))):
+    for k, (name, col) in enumerate((("FedAvg ($\\beta$ = 1)", NEUTRAL), (f"graph pull ($\\beta$ = {o['beta']:g})", CLUSTER_COLOURS[1]))):
         ax.semilogy(rr, np.maximum(np.linalg.norm(wbar[: t + 2, k] - ws, axis=-1), 1e-300), color=col, lw=lw(1.3), label=name)
     mark_round(ax, None if upto is None else t + 1)
     ax.set_xlim(0, T)
     dd = np.linalg.norm(wbar - ws, axis=-1)
     ax.set_ylim(max(float(dd.min()), 1e-16) / 3, float(dd.max()) * 3)
-    ax.set_title(f"(b) ||wbar_t - w*|| (gamma = {o['gamma']:g}, E = {o['E']})", fontsize=fs(8))
+    ax.set_title(f"(b) $\\|\\bar w_t - w^*\\|$ ($\\gamma$ = {o['gamma']:g}, $E$ = {o['E']})", fontsize=fs(8))
     ax.set_xlabel("round t", fontsize=fs(7))
-    ax.legend(fontsize=fs(6), frameon=False)
+    place_legend(ax, fontsize=fs(6), frameon=False)
     for x in axes:
         x.tick_params(labelsize=fs(6.5))
