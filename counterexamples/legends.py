@@ -49,7 +49,12 @@ def _points_in_box(xy: np.ndarray, box) -> int:
 
 
 def covered_artists(ax, box, renderer, skip=()) -> list[tuple[str, int]]:
-    """(label, how many of its vertices or pieces lie under ``box``) for every data artist of ``ax`` the box meets."""
+    """(label, how many of its vertices or pieces lie under ``box``) for every data artist of ``ax`` the box meets.
+    Data are clipped to the axes, so only the part of the box inside them counts."""
+    frame = ax.get_window_extent(renderer)
+    box = (max(box[0], frame.x0), max(box[1], frame.y0), min(box[2], frame.x1), min(box[3], frame.y1))
+    if box[0] >= box[2] or box[1] >= box[3]:
+        return []
     found = []
     for line in ax.lines:
         if line in skip or not line.get_visible():
@@ -65,19 +70,21 @@ def covered_artists(ax, box, renderer, skip=()) -> list[tuple[str, int]]:
             hits += _points_in_box(xy, box)
         if hits:
             found.append((str(line.get_label()), hits))
+    from matplotlib.collections import PathCollection
+
     for coll in ax.collections:
         if coll in skip or not coll.get_visible():
             continue
-        offsets = np.asarray(coll.get_offsets(), dtype=float)
-        if offsets.size:
-            xy = coll.get_offset_transform().transform(offsets)
+        hits = 0
+        if isinstance(coll, PathCollection):  # a scatter: its points
+            xy = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), dtype=float))
             hits = _points_in_box(xy[np.all(np.isfinite(xy), axis=1)], box)
-        else:
-            hits = 0
-        for path in coll.get_paths() if not offsets.size or len(offsets) <= 1 else ():
-            verts = coll.get_transform().transform(path.vertices)
-            if len(verts) > 1:
-                hits += int(_segment_hits_box(verts[:-1], verts[1:], box).sum())
+        else:  # bands (fill_between), error bars, segments: the outlines of their paths
+            for path in coll.get_paths():
+                verts = coll.get_transform().transform(path.vertices)
+                verts = verts[np.all(np.isfinite(verts), axis=1)]
+                if len(verts) > 1:
+                    hits += int(_segment_hits_box(verts[:-1], verts[1:], box).sum()) + _points_in_box(verts, box)
         if hits:
             found.append((str(coll.get_label()), hits))
     x0, y0, x1, y1 = box
@@ -143,7 +150,7 @@ def place_legend(ax, *, prefer: str = "upper right", headroom: bool = True, **kw
     """Draw ``ax.legend(**kwargs)`` at ``prefer`` if its box covers no data there, else at the first clear location
     of :data:`LOCATIONS`; if none is clear, raise the y axis's top (``headroom``: up to three steps of 30 % of the
     span) and try again; else keep the location covering the fewest data vertices. Call it once the axes' data and
-    limits are final: coverage is measured on a draw of the figure."""
+    limits are final, and the figure's layout fixed (no layout engine, or a draw before)."""
     renderer = _renderer(ax.figure)
     skip = [a for a in (*ax.lines, *ax.texts, *ax.collections) if a.get_gid() == MARKER_GID]
     order = (prefer,) + tuple(x for x in LOCATIONS if x != prefer)
@@ -151,8 +158,9 @@ def place_legend(ax, *, prefer: str = "upper right", headroom: bool = True, **kw
     for step in range(HEADROOM_STEPS + 1 if headroom else 1):
         if step:
             _add_headroom(ax, HEADROOM_STEP)
+        legend = ax.legend(loc=prefer, **kwargs)
         for loc in order:
-            legend = ax.legend(loc=loc, **kwargs)
+            legend.set_loc(loc)  # one legend moved, its texts laid out once
             box = legend.get_window_extent(renderer)  # laid out against the axes' box: no draw of the figure needed
             covered = covered_artists(ax, (box.x0, box.y0, box.x1, box.y1), renderer, skip)
             if not covered:
