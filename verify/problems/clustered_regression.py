@@ -136,6 +136,8 @@ class RawClusteredRegression(ClientProblem):
     name: str = "planted clustered linear regression"
     #: samples of a block of clients processed together by :meth:`loss_and_grad` (half the L2 cache here)
     BLOCK_BYTES = 1 << 20
+    #: samples of a block of clients in :meth:`losses_and_member_sums` (a few MB: the L3 cache's share of one core)
+    IFCA_BLOCK_BYTES = 4 << 20
 
     @property
     def n_clients(self) -> int:
@@ -184,27 +186,39 @@ class RawClusteredRegression(ClientProblem):
 
     def losses_and_member_sums(self, theta: torch.Tensor,
                                sums: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """IFCA's round without the gradients it does not use: every client's loss at every cluster model, ``f
-        [R, K, N]``, and per cluster the sum of its members' gradients at its model, ``S [R, K, d]``, S_k = sum_{i:
-        j_i = k} A_i^T (A_i theta_k - y_i) / m with j_i = argmin_k f_i(theta_k) (ties to the smaller k, as
-        ``argmin``). Two products per replicate over all samples (N m rows): the residuals of the K models
-        ``[N m, K]`` and the members' masked residuals times the samples, r^T A (the fast orientation), so each
-        client's gradient is formed only at its assigned model ((K + 1) m d flops a client instead of 2 K m d).
-        ``sums=False``: the losses only (S is None)."""
+        """IFCA's round without the gradients it does not use (Ghosh et al. 2020, Algorithm 1, Option I): every
+        client's loss at every cluster model, ``f [R, K, N]``, and per cluster the sum of its members' gradients at
+        its model, ``S [R, K, d]``, S_k = sum_{i: j_i = k} A_i^T (A_i theta_k - y_i) / m with j_i = argmin_k f_i(theta_k)
+        (ties to the smaller k, as ``argmin``), by :class:`IFCAPass`. ``sums=False``: the losses only (S is None)."""
         R, K, d = theta.shape
-        N, m = self.n_clients, self.samples
         if R != self.replicates or d != self.dim:
             raise InputError("theta", f"expected [{self.replicates}, K, {self.dim}], got {tuple(theta.shape)}")
-        A = self.A.reshape(R, N * m, d)
-        res = torch.baddbmm(self.y.reshape(R, N * m, 1), A, theta.transpose(1, 2), beta=-1.0)  # [R, N m, K]
-        r3 = res.reshape(R, N, m, K)
-        f = (r3 * r3).sum(2).div_(2 * m)  # [R, N, K]
+        f = theta.new_empty(1, R, K, self.n_clients)
+        run = IFCAPass(self, theta[None], f, torch.empty(1, R, self.n_clients, dtype=torch.long, device=theta.device))
         if not sums:
-            return f.transpose(1, 2), None
-        j = f.argmin(-1)  # [R, N]
-        keep = torch.nn.functional.one_hot(j, K).to(res.dtype)  # [R, N, K]
-        S = torch.bmm((r3 * keep[:, :, None, :]).reshape(R, N * m, K).transpose(1, 2), A).div_(m)  # [R, K, d]
-        return f.transpose(1, 2), S
+            run.losses(0)
+            return f[0], None
+        return f[0], run.member_sums(0)
+
+    def ifca_pass(self, thetas: torch.Tensor, losses: torch.Tensor, assign: torch.Tensor) -> "IFCAPass":
+        """:class:`IFCAPass` over the caller's trace buffers (IFCA Option I, verify/algorithms/ifca.py)."""
+        return IFCAPass(self, thetas, losses, assign)
+
+    def _ifca_blocks(self) -> list:
+        """The blocks of :class:`IFCAPass` (views, computed once per ``IFCA_BLOCK_BYTES``): whole replicates while one
+        fits, else runs of clients of one replicate; ``(r0, r1, s, e)``."""
+        plans = self.__dict__.setdefault("_ifca_plans", {})  # the dataclass is frozen: its __dict__ is the cache
+        nbytes = self.IFCA_BLOCK_BYTES
+        if nbytes not in plans:
+            R, N, m, d = self.A.shape
+            client = m * d * self.A.element_size()
+            if N * client <= nbytes:
+                per = max(1, nbytes // (N * client))
+                plans[nbytes] = [(r0, min(R, r0 + per), 0, N) for r0 in range(0, R, per)]
+            else:
+                per = max(1, nbytes // client)
+                plans[nbytes] = [(r, r + 1, s, min(N, s + per)) for r in range(R) for s in range(0, N, per)]
+        return plans[nbytes]
 
     def repeated(self, times: int, *, interleave: bool = False) -> "RawClusteredRegression":
         """As :meth:`ClusteredRegression.repeated`."""
@@ -241,6 +255,59 @@ class RawClusteredRegression(ClientProblem):
     def moments(self) -> ClusteredRegression:
         """The same problem as (H, b, c)."""
         return ClusteredRegression(self.H, self.b, self.c, self.W, self.true_labels, self.name)
+
+
+class IFCAPass:
+    """IFCA Option I's rounds on samples (Ghosh et al. 2020, Algorithm 1) without the gradients they do not use, in
+    place on the caller's buffers ``thetas [T+1, R, K, d]``, ``losses [T', R, K, N]``, ``assign [T', R, N]``.
+
+    :meth:`member_sums` (t) reads theta = thetas[t] and writes every client's loss at every model, losses[t][r, k, i] =
+    f_ik = ||A_i theta_k - y_i||^2 / (2m), and the assignment assign[t][r, i] = j_i = argmin_k f_ik (ties to the
+    smaller k, as ``argmin``); it returns per cluster the sum of its members' gradients at its model,
+    S_k = sum_{i: j_i = k} A_i^T (A_i theta_k - y_i) / m, ``[R, K, d]`` (a buffer reused by the next call).
+
+    One pass over the samples, in blocks of clients whose samples fit in the cache (``IFCA_BLOCK_BYTES``): per block
+    the scaled residuals c (A_i theta_k - y_i), c = (2m)^{-1/2}, of all K models in one product ``[b m, d] x [d, K]``
+    (their squared norms are the losses), then each client's gradient only at its assigned model, r_{i,j_i}^T A_i (one
+    row per client: m d flops, while the block is still in the cache), added into its cluster: (K + 1) m d flops a
+    client instead of the 2 K m d of masking the residuals of every model, and the samples stream from memory once a
+    round. Every view is built once, so a round costs a dozen tensor calls a block."""
+
+    def __init__(self, problem: RawClusteredRegression, thetas: torch.Tensor, losses: torch.Tensor,
+                 assign: torch.Tensor):
+        R, N, m, d = problem.A.shape
+        K = thetas.shape[2]
+        self.scale = (2.0 * m) ** -0.5  # residuals scaled by c: ||c r||^2 = ||r||^2 / (2m)
+        self.grad_scale = 1.0 / (m * self.scale)  # A^T (c r) / (m c) = A^T r / m
+        self.g = thetas.new_empty(R, N, d)  # each client's gradient at its model
+        self.S = thetas.new_empty(R, K, d)
+        self.spread = assign[..., None].expand(*assign.shape, d)  # j_i along d, for the per-cluster sums
+        self.blocks = []
+        for r0, r1, s, e in problem._ifca_blocks():
+            rb, b = r1 - r0, e - s
+            a = problem.A[r0:r1, s:e]
+            res = thetas.new_empty(rb, b * m, K)
+            mine = thetas.new_empty(rb, b, m, 1)
+            self.blocks.append((
+                a.reshape(rb, b * m, d), a.reshape(rb * b, m, d), problem.y[r0:r1, s:e].reshape(rb, b * m, 1),
+                thetas[:, r0:r1].transpose(2, 3), res, res.view(rb, b, m, K), losses[:, r0:r1, :, s:e].transpose(2, 3),
+                assign[:, r0:r1, s:e], assign[:, r0:r1, s:e, None, None].expand(-1, rb, b, m, 1), mine,
+                mine.view(rb * b, 1, m), self.g[r0:r1, s:e].view(rb * b, 1, d)))
+
+    def losses(self, t: int) -> None:
+        """losses[t] only (after the last round: the clients' final losses)."""
+        for rows, _, y, thT, res, r4, fT, *_ in self.blocks:
+            torch.baddbmm(y, rows, thT[t], beta=-self.scale, alpha=self.scale, out=res)
+            torch.linalg.vecdot(r4, r4, dim=2, out=fT[t])
+
+    def member_sums(self, t: int) -> torch.Tensor:
+        for rows, clients, y, thT, res, r4, fT, j, idx, mine, mine3, g in self.blocks:
+            torch.baddbmm(y, rows, thT[t], beta=-self.scale, alpha=self.scale, out=res)
+            torch.linalg.vecdot(r4, r4, dim=2, out=fT[t])
+            torch.argmin(fT[t], 2, out=j[t])
+            torch.gather(r4, 3, idx[t], out=mine)  # c r_{i, j_i}
+            g.baddbmm_(mine3, clients, beta=0.0, alpha=self.grad_scale)
+        return self.S.zero_().scatter_add_(1, self.spread[t], self.g)
 
 
 def planted_clustered_regression(
