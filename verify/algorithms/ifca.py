@@ -139,7 +139,7 @@ def _ifca_member_sums(problem, theta0: torch.Tensor, step, T: int, normalize: st
     R, K, d = theta0.shape
     N = problem.n_clients
     thetas = theta0.new_empty(T + 1, R, K, d)
-    losses = theta0.new_empty(T + 1, R, K, N)  # index T: after the last round, for client_loss only
+    losses = theta0.new_empty(T, R, K, N)
     assign = torch.empty(T, R, N, dtype=torch.long, device=theta0.device)
     thetas[0] = theta0
     run = problem.ifca_pass(thetas, losses, assign)
@@ -153,11 +153,11 @@ def _ifca_member_sums(problem, theta0: torch.Tensor, step, T: int, normalize: st
             torch.addcmul(thetas[t], S, step, value=-1.0 / N, out=thetas[t + 1])
         else:
             torch.add(thetas[t], S, alpha=-step / N, out=thetas[t + 1])
-    run.losses(T)
     client_loss = theta0.new_empty(T + 1, R, N)
     torch.amin(losses[0], 1, out=client_loss[0])
-    torch.gather(losses[1:], 2, assign[:, :, None], out=client_loss[1:, :, None])
-    return IFCATrace(thetas, assign, losses[:T], client_loss, None)
+    torch.gather(losses[1:], 2, assign[:-1, :, None], out=client_loss[1:T, :, None])
+    run.assigned_losses(T, assign[-1], client_loss[T])  # after the last round: each client at its model only
+    return IFCATrace(thetas, assign, losses, client_loss, None)
 
 
 def hypcluster(problem: ClientProblem, theta0: torch.Tensor, gamma, T: int, *, local_steps: int = 1, **kw) -> IFCATrace:
