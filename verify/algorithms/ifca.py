@@ -143,16 +143,17 @@ def _ifca_member_sums(problem, theta0: torch.Tensor, step, T: int, normalize: st
     assign = torch.empty(T, R, N, dtype=torch.long, device=theta0.device)
     thetas[0] = theta0
     run = problem.ifca_pass(thetas, losses, assign)
+    theta = thetas.unbind(0)  # per-round views, made once
     tensor_step = isinstance(step, torch.Tensor)
     for t in range(T):
         S = run.member_sums(t)
         if normalize == "members":  # gamma / max(m_k, 1), m_k the members of cluster k
             m_k = torch.nn.functional.one_hot(assign[t], K).sum(1).clamp_(min=1).to(theta0.dtype)[..., None]
-            torch.addcmul(thetas[t], S, step / m_k, value=-1.0, out=thetas[t + 1])
+            torch.addcmul(theta[t], S, step / m_k, value=-1.0, out=theta[t + 1])
         elif tensor_step:
-            torch.addcmul(thetas[t], S, step, value=-1.0 / N, out=thetas[t + 1])
+            torch.addcmul(theta[t], S, step, value=-1.0 / N, out=theta[t + 1])
         else:
-            torch.add(thetas[t], S, alpha=-step / N, out=thetas[t + 1])
+            torch.add(theta[t], S, alpha=-step / N, out=theta[t + 1])
     client_loss = theta0.new_empty(T + 1, R, N)
     torch.amin(losses[0], 1, out=client_loss[0])
     torch.gather(losses[1:], 2, assign[:-1, :, None], out=client_loss[1:T, :, None])

@@ -287,20 +287,22 @@ class IFCAPass:
         self.S = thetas.new_empty(R, thetas.shape[2], d)
         # row r K + j_i of S viewed [R K, d] for the per-cluster sums (index_add_: 6x faster than scatter_add_ here)
         self.offsets = (torch.arange(R, device=assign.device) * thetas.shape[2])[:, None] if R > 1 else None
-        self.rows = assign.new_empty(R, N)
-        self.assign = assign
+        self.rows = assign.new_empty(R * N)
+        self.assign = assign.unbind(0)  # per-round views, made once (a select costs as much as a small kernel)
+        self.rows_of = assign.view(assign.shape[0], R * N).unbind(0) if R == 1 else None
+        self.S_rows, self.g_rows = self.S.view(-1, d), self.g.view(-1, d)
         self.thetas = thetas
         self.blocks = [_IFCABlock(thetas, losses, assign, self.g, *span) for span in problem._ifca_blocks()]
 
     def _residuals(self, t: int, bl: "_IFCABlock") -> None:
         torch.baddbmm(bl.y, bl.models[t], bl.rows_t, beta=-self.scale, alpha=self.scale, out=bl.res)
-        torch.linalg.vecdot(bl.res4, bl.res4, out=bl.losses[t])
+        torch.linalg.vecdot(bl.res4, bl.res4, out=bl.losses[t])  # f_ik = ||c r_ik||^2
 
     def assigned_losses(self, t: int, assign: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
         """Every client's loss at its model of ``assign [R, N]`` in thetas[t] only, ``out [R, N]`` (after the last
         round: the clients' final losses): one row a client, m d flops."""
         d = self.thetas.shape[3]
-        models = torch.gather(self.thetas[t], 1, assign[..., None].expand(*assign.shape, d), out=self.g)  # [R, N, d]
+        torch.gather(self.thetas[t], 1, assign[..., None].expand(*assign.shape, d), out=self.g)  # [R, N, d] models
         for bl in self.blocks:
             res = torch.baddbmm(bl.y_col, bl.a, bl.g.view(-1, d, 1), beta=-self.scale, alpha=self.scale)  # [rb b, m, 1]
             torch.linalg.vecdot(res, res, dim=1, out=out[bl.span].view(-1, 1))
@@ -312,9 +314,12 @@ class IFCAPass:
             torch.argmin(bl.losses[t], 1, out=bl.assign[t])
             torch.gather(bl.res4, 1, bl.index[t], out=bl.mine)  # c r_{i, j_i}
             bl.g.baddbmm_(bl.mine3, bl.a, beta=0.0, alpha=self.grad_scale)
-        rows = self.assign[t] if self.offsets is None else torch.add(self.assign[t], self.offsets, out=self.rows)
-        R, K, d = self.S.shape
-        self.S.zero_().view(R * K, d).index_add_(0, rows.view(-1), self.g.view(-1, d))
+        if self.offsets is None:
+            rows = self.rows_of[t]
+        else:
+            rows = torch.add(self.assign[t], self.offsets, out=self.rows.view(self.assign[t].shape)).view(-1)
+        self.S.zero_()
+        self.S_rows.index_add_(0, rows, self.g_rows)
         return self.S
 
 
@@ -330,12 +335,12 @@ class _IFCABlock:
         self.span = (slice(r0, r1), slice(s, e))
         self.a, self.rows_t, self.y = a, rows_t, y  # [rb b, m, d], [rb, d, b m], [rb, 1, b m]
         self.y_col = y.view(rb * b, m, 1)
-        self.models = thetas[:, r0:r1]  # [T + 1, rb, K, d]
+        self.models = thetas[:, r0:r1].unbind(0)  # [rb, K, d] a round; the views made once
         self.res = thetas.new_empty(rb, K, b * m)
         self.res4 = self.res.view(rb, K, b, m)
-        self.losses = losses[:, r0:r1, :, s:e]  # [T', rb, K, b]
-        self.assign = assign[:, r0:r1, s:e]
-        self.index = assign[:, r0:r1, None, s:e, None].expand(-1, rb, 1, b, m)
+        self.losses = losses[:, r0:r1, :, s:e].unbind(0)  # [rb, K, b] a round
+        self.assign = assign[:, r0:r1, s:e].unbind(0)
+        self.index = assign[:, r0:r1, None, s:e, None].expand(-1, rb, 1, b, m).unbind(0)
         self.mine = thetas.new_empty(rb, 1, b, m)
         self.mine3 = self.mine.view(rb * b, 1, m)
         self.g = g[r0:r1, s:e].view(rb * b, 1, -1)
