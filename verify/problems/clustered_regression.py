@@ -272,8 +272,9 @@ class IFCAPass:
     S_k = sum_{i: j_i = k} A_i^T (A_i theta_k - y_i) / m, ``[R, K, d]`` (a buffer reused by the next call).
 
     One pass over the samples, in blocks of clients whose samples fit in the cache (``IFCA_BLOCK_BYTES``): per block
-    the scaled residuals c (Theta A^T - y^T), c = (2m)^{-1/2}, of all K models in one product ``[K, d] x [d, b m]`` per
-    replicate (their squared norms are the losses), then each client's gradient only at its assigned model,
+    the scaled residuals c (Theta A^T - y^T), c = (2m)^{-1/2}, of all K models, one product ``[K, d] x [d, m]`` a client
+    (blocks of one replicate) or ``[K, d] x [d, b m]`` a replicate (blocks of whole replicates); their squared norms are
+    the losses; then each client's gradient only at its assigned model,
     (c r_{i,j_i})^T A_i / (m c) (one row a client: m d flops, while the block is still in the cache), added into its
     cluster: (K + 1) m d flops a client instead of the 2 K m d of masking the residuals of every model, and the samples
     stream from memory once a round. Every view is built once: a round costs five tensor calls a block and three."""
@@ -295,7 +296,10 @@ class IFCAPass:
         self.blocks = [_IFCABlock(thetas, losses, assign, self.g, *span) for span in problem._ifca_blocks()]
 
     def _residuals(self, t: int, bl: "_IFCABlock") -> None:
-        torch.baddbmm(bl.y, bl.models[t], bl.rows_t, beta=-self.scale, alpha=self.scale, out=bl.res)
+        if bl.per_client:
+            torch.baddbmm(bl.y_row, bl.models[t], bl.a_t, beta=-self.scale, alpha=self.scale, out=bl.res)
+        else:
+            torch.baddbmm(bl.y, bl.models[t], bl.rows_t, beta=-self.scale, alpha=self.scale, out=bl.res)
         torch.linalg.vecdot(bl.res4, bl.res4, out=bl.losses[t])  # f_ik = ||c r_ik||^2
 
     def assigned_losses(self, t: int, assign: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
@@ -326,7 +330,7 @@ class IFCAPass:
 class _IFCABlock:
     """One block of :class:`IFCAPass`: replicates r0:r1, clients s:e (rb, b of them), its views and buffers."""
 
-    __slots__ = ("span", "a", "rows_t", "y", "y_col", "models", "res", "res4", "losses", "assign", "index", "mine",
+    __slots__ = ("span", "per_client", "a_t", "y_row", "a", "rows_t", "y", "y_col", "models", "res", "res4", "losses", "assign", "index", "mine",
                  "mine3", "g")
 
     def __init__(self, thetas, losses, assign, g, r0: int, r1: int, s: int, e: int, a, rows_t, y):
@@ -335,9 +339,19 @@ class _IFCABlock:
         self.span = (slice(r0, r1), slice(s, e))
         self.a, self.rows_t, self.y = a, rows_t, y  # [rb b, m, d], [rb, d, b m], [rb, 1, b m]
         self.y_col = y.view(rb * b, m, 1)
-        self.models = thetas[:, r0:r1].unbind(0)  # [rb, K, d] a round; the views made once
-        self.res = thetas.new_empty(rb, K, b * m)
-        self.res4 = self.res.view(rb, K, b, m)
+        # one replicate: a product [K, d] x [d, m] a client (its models a view, no copy), 5-15 % faster than one
+        # [K, d] x [d, b m] at the reference configuration (m 100, d 1000); several: one product per replicate
+        self.per_client = rb == 1
+        if self.per_client:
+            self.a_t = a.transpose(1, 2)
+            self.y_row = y.view(b, 1, m)
+            self.models = thetas[:, r0:r1].expand(-1, b, K, thetas.shape[3]).unbind(0)
+            self.res = thetas.new_empty(b, K, m)
+            self.res4 = self.res.view(1, b, K, m).permute(0, 2, 1, 3)
+        else:
+            self.models = thetas[:, r0:r1].unbind(0)  # [rb, K, d] a round; the views made once
+            self.res = thetas.new_empty(rb, K, b * m)
+            self.res4 = self.res.view(rb, K, b, m)
         self.losses = losses[:, r0:r1, :, s:e].unbind(0)  # [rb, K, b] a round
         self.assign = assign[:, r0:r1, s:e].unbind(0)
         self.index = assign[:, r0:r1, None, s:e, None].expand(-1, rb, 1, b, m).unbind(0)
