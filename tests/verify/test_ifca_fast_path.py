@@ -43,6 +43,8 @@ def test_losses_and_member_sums_is_the_definition(block, monkeypatch):
     assert none is None and torch.equal(f_only, f)
     with pytest.raises(InputError, match="theta"):
         prob.losses_and_member_sums(theta[:, :, :5])
+    with pytest.raises(InputError, match="theta"):  # the fast path checks the replicates as the general path does
+        ifca(prob, theta[:2], 0.1, 3, option="I", record_grads=False)
 
 
 @pytest.mark.parametrize("normalize", ["all", "members"])

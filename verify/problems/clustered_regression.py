@@ -188,21 +188,23 @@ class RawClusteredRegression(ClientProblem):
                                sums: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
         """IFCA's round without the gradients it does not use (Ghosh et al. 2020, Algorithm 1, Option I): every
         client's loss at every cluster model, ``f [R, K, N]``, and per cluster the sum of its members' gradients at
-        its model, ``S [R, K, d]``, S_k = sum_{i: j_i = k} A_i^T (A_i theta_k - y_i) / m with j_i = argmin_k f_i(theta_k)
-        (ties to the smaller k, as ``argmin``), by :class:`IFCAPass`. ``sums=False``: the losses only (S is None)."""
-        R, K, d = theta.shape
-        if R != self.replicates or d != self.dim:
-            raise InputError("theta", f"expected [{self.replicates}, K, {self.dim}], got {tuple(theta.shape)}")
-        f = theta.new_empty(1, R, K, self.n_clients)
-        run = IFCAPass(self, theta[None], f, torch.empty(1, R, self.n_clients, dtype=torch.long, device=theta.device))
+        its model, ``S [R, K, d]``, S_k = sum_{i: j_i = k} A_i^T (A_i theta_k - y_i) / m with
+        j_i = argmin_k f_i(theta_k) (ties to the smaller k, as ``argmin``), by :class:`IFCAPass`.
+        ``sums=False``: the losses only (S is None)."""
+        f = theta.new_empty(1, *theta.shape[:2], self.n_clients)
+        run = self.ifca_pass(theta[None], f, torch.empty(1, theta.shape[0], self.n_clients, dtype=torch.long,
+                                                         device=theta.device))
         if not sums:
-            for bl in run.blocks:
-                run._residuals(0, bl)
+            run.losses(0)
             return f[0], None
         return f[0], run.member_sums(0)
 
     def ifca_pass(self, thetas: torch.Tensor, losses: torch.Tensor, assign: torch.Tensor) -> "IFCAPass":
-        """:class:`IFCAPass` over the caller's trace buffers (IFCA Option I, verify/algorithms/ifca.py)."""
+        """:class:`IFCAPass` over the caller's trace buffers ``thetas [T + 1, R, K, d]``, ``losses [T, R, K, N]``,
+        ``assign [T, R, N]`` (IFCA Option I, verify/algorithms/ifca.py)."""
+        _, R, K, d = thetas.shape
+        if R != self.replicates or d != self.dim:
+            raise InputError("theta", f"expected [{self.replicates}, K, {self.dim}], got {tuple(thetas.shape[1:])}")
         return IFCAPass(self, thetas, losses, assign)
 
     def _ifca_blocks(self) -> list:
@@ -302,6 +304,11 @@ class IFCAPass:
             torch.baddbmm(bl.y, bl.models[t], bl.rows_t, beta=-self.scale, alpha=self.scale, out=bl.res)
         torch.linalg.vecdot(bl.res4, bl.res4, out=bl.losses[t])  # f_ik = ||c r_ik||^2
 
+    def losses(self, t: int) -> None:
+        """losses[t] only."""
+        for bl in self.blocks:
+            self._residuals(t, bl)
+
     def assigned_losses(self, t: int, assign: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
         """Every client's loss at its model of ``assign [R, N]`` in thetas[t] only, ``out [R, N]`` (after the last
         round: the clients' final losses): one row a client, m d flops."""
@@ -330,8 +337,8 @@ class IFCAPass:
 class _IFCABlock:
     """One block of :class:`IFCAPass`: replicates r0:r1, clients s:e (rb, b of them), its views and buffers."""
 
-    __slots__ = ("span", "per_client", "a_t", "y_row", "a", "rows_t", "y", "y_col", "models", "res", "res4", "losses", "assign", "index", "mine",
-                 "mine3", "g")
+    __slots__ = ("span", "per_client", "a_t", "y_row", "a", "rows_t", "y", "y_col", "models", "res", "res4", "losses",
+                 "assign", "index", "mine", "mine3", "g")
 
     def __init__(self, thetas, losses, assign, g, r0: int, r1: int, s: int, e: int, a, rows_t, y):
         K, m = thetas.shape[2], a.shape[1]
