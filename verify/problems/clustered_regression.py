@@ -316,8 +316,9 @@ class IFCAPass:
         d = self.thetas.shape[3]
         torch.gather(self.thetas[t], 1, assign[..., None].expand(*assign.shape, d), out=self.g)  # [R, N, d] models
         for bl in self.blocks:
-            res = torch.baddbmm(bl.y_col, bl.a, bl.g.view(-1, d, 1), beta=-self.scale, alpha=self.scale)  # [rb b, m, 1]
-            torch.linalg.vecdot(res, res, dim=1, out=out[bl.span].view(-1, 1))
+            # [rb b, 1, m]: theta_{j_i}^T A_i^T, a row a client (3-4x faster than A_i theta_{j_i} as a column here)
+            res = torch.baddbmm(bl.y_row, bl.g, bl.a.transpose(1, 2), beta=-self.scale, alpha=self.scale)
+            torch.linalg.vecdot(res, res, out=out[bl.span].view(-1, 1))
         return out
 
     def member_sums(self, t: int) -> torch.Tensor:
@@ -338,7 +339,7 @@ class IFCAPass:
 class _IFCABlock:
     """One block of :class:`IFCAPass`: replicates r0:r1, clients s:e (rb, b of them), its views and buffers."""
 
-    __slots__ = ("span", "per_client", "a_t", "y_row", "a", "rows_t", "y", "y_col", "models", "res", "res4", "losses",
+    __slots__ = ("span", "per_client", "a_t", "y_row", "a", "rows_t", "y", "models", "res", "res4", "losses",
                  "assign", "index", "mine", "mine3", "g")
 
     def __init__(self, thetas, losses, assign, g, r0: int, r1: int, s: int, e: int, a, rows_t, y):
@@ -346,13 +347,12 @@ class _IFCABlock:
         rb, b = r1 - r0, e - s
         self.span = (slice(r0, r1), slice(s, e))
         self.a, self.rows_t, self.y = a, rows_t, y  # [rb b, m, d], [rb, d, b m], [rb, 1, b m]
-        self.y_col = y.view(rb * b, m, 1)
+        self.y_row = y.view(rb * b, 1, m)
         # one replicate: a product [K, d] x [d, m] a client (its models a view, no copy), 5-15 % faster than one
         # [K, d] x [d, b m] at the reference configuration (m 100, d 1000); several: one product per replicate
         self.per_client = rb == 1
         if self.per_client:
             self.a_t = a.transpose(1, 2)
-            self.y_row = y.view(b, 1, m)
             self.models = thetas[:, r0:r1].expand(-1, b, K, thetas.shape[3]).unbind(0)
             self.res = thetas.new_empty(b, K, m)
             self.res4 = self.res.view(1, b, K, m).permute(0, 2, 1, 3)
