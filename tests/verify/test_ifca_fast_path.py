@@ -76,3 +76,17 @@ def test_empty_cluster_keeps_its_model_bitwise():
     assert not (tr.assign == 2).any()
     assert torch.equal(tr.theta[:, :, 2], theta0[None, :, 2].expand(7, -1, -1))
     assert not torch.equal(tr.theta[-1, :, 0], theta0[:, 0])
+
+
+@pytest.mark.parametrize("K, T", [(1, 1), (1, 3), (3, 1)])
+def test_one_model_or_one_round(K, T, monkeypatch):
+    """The edge shapes (one model; one round: the final losses right after the first assignment) as the general path."""
+    prob, theta0 = instance()
+    fast = ifca(prob, theta0[:, :K], 0.3, T, option="I", record_grads=False)
+    monkeypatch.delattr(RawClusteredRegression, "ifca_pass")
+    slow = ifca(prob, theta0[:, :K], 0.3, T, option="I", record_grads=False)
+    assert torch.equal(fast.assign, slow.assign)
+    for name in ("theta", "losses", "client_loss"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert a.shape == b.shape, name
+        close(a, b)
