@@ -8,7 +8,11 @@ is what a competent numpy user writes for that update on one problem: all residu
 returning the same trace as fedverify (the models and every machine's loss at every model, every round);
 ``ifca_fair_torch`` is the same for all replicates at once. Rows at R = 1 and R = 4 replicates. fedverify's ``ifca``
 runs on the samples (``representation="raw"``), as the baselines, and forms each machine's gradient only at its
-assigned model. Our loss is ||.||^2 / (2n), half the MSE, so our step is twice theirs; the traces agree to rounding.
+assigned model (verify/problems/clustered_regression.py, IFCAPass): one pass over the samples a round, in blocks of
+machines that stay in the cache between the residuals of the p models and the assigned model's gradient, against the
+baselines' two passes (their second product computes every machine's gradient at all p models and masks p - 1 of
+them). It also returns what the baselines do not: every machine's loss after the last round. Our loss is
+||.||^2 / (2n), half the MSE, so our step is twice theirs; the traces agree to rounding.
 
 Configurations: the reference's own (m = 100 machines, p = 2 clusters, n = 100 samples, d = 1000,
 synthetic/config.json) and a small one (40, 4, 50, 100).

@@ -98,7 +98,7 @@ def ifca(
             return problem.loss(X), problem.stochastic_grad(X, generator, batch_size)
         return problem.loss_and_grad(X)
 
-    if option == "I" and not record_grads and not problem.stochastic and hasattr(problem, "losses_and_member_sums"):
+    if option == "I" and not record_grads and not problem.stochastic and hasattr(problem, "ifca_pass"):
         return _ifca_member_sums(problem, theta0, step, T, normalize)
     theta = theta0.clone()
     L, G = evaluate(theta)
@@ -131,22 +131,34 @@ def ifca(
 
 
 def _ifca_member_sums(problem, theta0: torch.Tensor, step, T: int, normalize: str) -> IFCATrace:
-    """IFCA Option I by the problem's ``losses_and_member_sums`` (every client's loss at every model, its gradient
-    only at its assigned model, summed per cluster): the trace of :func:`ifca` without ``grads``, the models within
-    rounding of its (the members' gradients summed in another order)."""
-    theta = theta0.clone()
-    L, S = problem.losses_and_member_sums(theta)
+    """IFCA Option I by the problem's ``ifca_pass`` (every client's loss at every model, its gradient only at its
+    assigned model, summed per cluster: S_k): theta_k <- theta_k - gamma S_k / N, or gamma S_k / max(m_k, 1) with
+    ``normalize="members"`` (S_k = 0 for an empty cluster, which keeps its model). The trace of :func:`ifca` without
+    ``grads``, written in place round by round; the models within rounding of the general path's (the members'
+    gradients summed in another order; a cluster's sum also stays free of non-members' non-finite values)."""
+    R, K, d = theta0.shape
     N = problem.n_clients
-    thetas, assigns, losses, client_loss = [theta.clone()], [], [], [L.min(1).values]
+    thetas = theta0.new_empty(T + 1, R, K, d)
+    losses = theta0.new_empty(T, R, K, N)
+    assign = torch.empty(T, R, N, dtype=torch.long, device=theta0.device)
+    thetas[0] = theta0
+    run = problem.ifca_pass(thetas, losses, assign)
+    theta = thetas.unbind(0)  # per-round views, made once
+    tensor_step = isinstance(step, torch.Tensor)
     for t in range(T):
-        j = L.argmin(1)
-        m = torch.nn.functional.one_hot(j, theta.shape[1]).sum(1).to(theta.dtype)[..., None]  # [R, K, 1]
-        denom = m.clamp(min=1) if normalize == "members" else torch.full_like(m, N)
-        theta = theta - step * torch.where(m > 0, S / denom, torch.zeros_like(S))
-        thetas.append(theta.clone()), assigns.append(j), losses.append(L)
-        L, S = problem.losses_and_member_sums(theta, sums=t + 1 < T)  # after the last round: the losses only
-        client_loss.append(L.gather(1, j[:, None]).squeeze(1))
-    return IFCATrace(torch.stack(thetas), torch.stack(assigns), torch.stack(losses), torch.stack(client_loss), None)
+        S = run.member_sums(t)
+        if normalize == "members":  # gamma / max(m_k, 1), m_k the members of cluster k
+            m_k = torch.nn.functional.one_hot(assign[t], K).sum(1).clamp_(min=1).to(theta0.dtype)[..., None]
+            torch.addcmul(theta[t], S, step / m_k, value=-1.0, out=theta[t + 1])
+        elif tensor_step:
+            torch.addcmul(theta[t], S, step, value=-1.0 / N, out=theta[t + 1])
+        else:
+            torch.add(theta[t], S, alpha=-step / N, out=theta[t + 1])
+    client_loss = theta0.new_empty(T + 1, R, N)
+    torch.amin(losses[0], 1, out=client_loss[0])
+    torch.gather(losses[1:], 2, assign[:-1, :, None], out=client_loss[1:T, :, None])
+    run.assigned_losses(T, assign[-1], client_loss[T])  # after the last round: each client at its model only
+    return IFCATrace(thetas, assign, losses, client_loss, None)
 
 
 def hypcluster(problem: ClientProblem, theta0: torch.Tensor, gamma, T: int, *, local_steps: int = 1, **kw) -> IFCATrace:
