@@ -350,3 +350,25 @@ def test_krum_scores_without_meeting_intervals_skip_the_tie_machinery(k_of):
     if k > 0:
         assert torch.equal(score.argsort(dim=1, stable=True), ref.argsort(dim=1, stable=True))
     torch.testing.assert_close(score, ref, rtol=1e-12, atol=1e-12 * float(ref.abs().max()))
+
+
+@pytest.mark.skipif(classic._krum_kernel() is None, reason="the C kernels are not built")
+@pytest.mark.parametrize("seed", range(6))
+def test_krum_c_kernel_and_numpy_path_rank_the_same(seed, monkeypatch):
+    """verify/aggregators/krum_scores.c (N <= KRUM_C_MAX_N) and the numpy path: the same stable order on their fast
+    path, the same exact ranking and bitwise the same Multi-Krum outputs, duplicates and near ties included."""
+    g = torch.Generator().manual_seed(seed)
+    N = 24
+    X = torch.randn(5, N, 12, generator=g, dtype=torch.float64)
+    X[:, 18:] = X[:, 17:18] + (seed % 2) * 1e-14  # duplicates (even seeds) or near-duplicates (odd)
+    k = N - 4 - 2
+    runs = {}
+    for name, cap in (("c", classic.KRUM_C_MAX_N), ("numpy", 0)):
+        monkeypatch.setattr(classic, "KRUM_C_MAX_N", cap)
+        score, _, order = classic._krum_scores(X, k, None)
+        runs[name] = (score.argsort(dim=1, stable=True), order, [multi_krum(X, 4, m=m) for m in (1, 5, N - 4)])
+    assert torch.equal(runs["c"][0], runs["numpy"][0])
+    assert torch.equal(runs["c"][0], krum_scores_exact(X, k).argsort(dim=1, stable=True))
+    if runs["c"][1] is not None and runs["numpy"][1] is not None:
+        assert np.array_equal(runs["c"][1], runs["numpy"][1])
+    assert all(torch.equal(a, b) for a, b in zip(runs["c"][2], runs["numpy"][2]))

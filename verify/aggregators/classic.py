@@ -268,17 +268,35 @@ def krum_scores(X: torch.Tensor, k: int, lead: int | None = None) -> tuple[torch
     ten, which decides the small cells); other dtypes and devices, non-finite scores and problems below
     ``KRUM_GRAM_MIN_TERMS`` take the exact path."""
     score, exact, _ = _krum_scores(X, k, lead)
-    return score, exact
+    return score, (torch.zeros(score.shape, dtype=torch.bool) if exact is None else exact)
 
 
 def _krum_scores(X: torch.Tensor, k: int, lead: int | None) -> tuple[torch.Tensor, torch.Tensor, np.ndarray | None]:
-    """:func:`krum_scores`, and on its fast path the stable order of the scores ``[R, N]`` (None otherwise), which is
-    the order ``score.argsort(dim=1, stable=True)`` gives: Multi-Krum then needs no second sort."""
+    """:func:`krum_scores` (its mask None when no row is exact), and on its fast path the stable order of the scores
+    ``[R, N]`` (None otherwise), which is the order ``score.argsort(dim=1, stable=True)`` gives: Multi-Krum then needs
+    no second sort."""
     R, N, d = X.shape
     if X.dtype != torch.float64 or not _numpy_ok(X) or R * N * N * d < KRUM_GRAM_MIN_TERMS:
         return krum_scores_exact(X, k), torch.ones(R, N, dtype=torch.bool, device=X.device), None
     Xn = X.numpy()
     D = _gram(X, Xn)  # the Gram matrix, overwritten in place by the distances
+    c = gram_error_factor(d)
+    kernel = _krum_kernel() if N <= KRUM_C_MAX_N else None
+    if kernel is not None:  # the same scores up to their summation order, intervals, order and flags, in one C call
+        D = np.ascontiguousarray(D)
+        # one workspace, one pointer (each .ctypes costs microseconds at this size): nrm, score, err, order, flag
+        work = np.empty(4 * R * N + (R * N + 7) // 8)
+        nrm, score, err = (work[i * R * N:(i + 1) * R * N].reshape(R, N) for i in range(3))
+        order = work[3 * R * N:4 * R * N].view(np.int64).reshape(R, N)
+        flag = work[4 * R * N:].view(np.uint8)[:R * N].reshape(R, N)
+        base = work.ctypes.data
+        n_flagged = kernel(R, N, k, D.ctypes.data, base, c, _EPS64, N if lead is None else min(lead, N),
+                           base + 8 * R * N, base + 16 * R * N, base + 24 * R * N, base + 32 * R * N)
+        if n_flagged < 0:
+            return krum_scores_exact(X, k), torch.ones(R, N, dtype=torch.bool, device=X.device), None
+        if n_flagged == 0:
+            return torch.from_numpy(score), None, order
+        return _settle(X, Xn, k, D, nrm, c, score, err, flag.astype(bool))
     nrm = np.diagonal(D, axis1=1, axis2=2).copy()  # [R, N]
     D *= -2.0
     D += nrm[:, :, None]
@@ -289,11 +307,31 @@ def _krum_scores(X: torch.Tensor, k: int, lead: int | None) -> tuple[torch.Tenso
     score = np.partition(D, k, axis=-1)[:, :, :k + 1].sum(-1)
     if not np.isfinite(score).all():
         return krum_scores_exact(X, k), torch.ones(R, N, dtype=torch.bool, device=X.device), None
-    c = gram_error_factor(d)
     err = c * (N * nrm + nrm.sum(1, keepdims=True)) + (2.0 * N * _EPS64) * np.abs(score)  # sum_j E_ij + 2Nu|score~|
     flagged, order = _meeting_and_order(score, err, lead)
     if flagged is None:
-        return torch.from_numpy(score), torch.zeros(R, N, dtype=torch.bool), order
+        return torch.from_numpy(score), None, order
+    return _settle(X, Xn, k, D, nrm, c, score, err, flagged)
+
+
+#: Up to this many inputs Krum's scores after the Gram product come from one C call (verify/aggregators/krum_scores.c):
+#: there numpy's dozen calls cost more than the arithmetic. Beyond it the selection dominates, and numpy's partition
+#: (SIMD introselect) is about 3x the C quickselect at N = 100.
+KRUM_C_MAX_N = 32
+
+
+def _krum_kernel():
+    """The C kernel of Krum's scores after the Gram product (verify/aggregators/krum_scores.c), or None."""
+    from verify.algorithms.tc_c import krum_gram_scores
+
+    return krum_gram_scores()
+
+
+def _settle(X: torch.Tensor, Xn: np.ndarray, k: int, D: np.ndarray, nrm: np.ndarray, c: float, score: np.ndarray,
+            err: np.ndarray, flagged: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, None]:
+    """The exact tie machinery of :func:`krum_scores` for the ``flagged`` rows (``score`` is overwritten)."""
+    R, N, d = X.shape
+    ii = np.arange(N)
     if R * int(flagged.sum(1).max()) * N * d <= KRUM_DIRECT_TERMS:  # every flagged row rechecked, no grouping
         _exact_rows(X, Xn, k, score, flagged)
         return torch.from_numpy(score), torch.from_numpy(flagged), None
@@ -420,10 +458,13 @@ def multi_krum(X: torch.Tensor, f: int, m: int | None = None, neighbors: int | N
     require(isinstance(k, int) and 0 <= k <= N - 1, "neighbors", f"must lie in [0, {N - 1}], got {neighbors!r}")
     score, _, order = _krum_scores(X, k, lead=m)
     # ties broken by index: deterministic (the fast path's order is this stable sort's)
-    keep = score.argsort(dim=1, stable=True)[:, :m] if order is None else torch.from_numpy(order[:, :m])
     R, _, d = X.shape
+    if order is None:
+        keep = score.argsort(dim=1, stable=True)[:, :m]
+        rows = (keep.to(X.device) + N * torch.arange(R, device=X.device)[:, None]).reshape(-1)
+    else:
+        rows = torch.from_numpy((order[:, :m] + N * np.arange(R)[:, None]).reshape(-1))
     # whole rows by index_select (1.5-3x torch.gather's element-wise copy): the same [R, m, d] values, so the same mean
-    rows = (keep.to(X.device) + N * torch.arange(R, device=X.device)[:, None]).reshape(-1)
     return X.reshape(R * N, d).index_select(0, rows).view(R, m, d).mean(1)
 
 

@@ -1,5 +1,6 @@
 """The plain-C kernels: Threshold-Clustering's balls (``tc_balls.c``), the aggregators' column sort
-(``verify/aggregators/sort_columns.c``) and trimmed mean (``verify/aggregators/trimmed_columns.c``), one library
+(``verify/aggregators/sort_columns.c``), trimmed mean (``verify/aggregators/trimmed_columns.c``) and Krum's scores
+from a Gram matrix (``verify/aggregators/krum_scores.c``), one library
 built by ``make setup`` (cc, about a second), loaded with ctypes, never built lazily.
 
 ``python -m verify.algorithms.tc_c`` compiles it (``cc -O3 -march=native -fopenmp-simd -shared``) into
@@ -21,7 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 
 SOURCES = [Path(__file__).with_name("tc_balls.c"), Path(__file__).parents[1] / "aggregators" / "sort_columns.c",
-           Path(__file__).parents[1] / "aggregators" / "trimmed_columns.c"]
+           Path(__file__).parents[1] / "aggregators" / "trimmed_columns.c",
+           Path(__file__).parents[1] / "aggregators" / "krum_scores.c"]
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = ["-O3", "-march=native", "-fopenmp-simd", "-fno-math-errno", "-shared", "-fPIC"]
 
@@ -70,6 +72,8 @@ def _load():
     lib.sort_columns.restype = None
     lib.trimmed_mean_columns.argtypes = [ptr, i64, i64, i64, i64, ptr]
     lib.trimmed_mean_columns.restype = i64
+    lib.krum_gram_scores.argtypes = [i64, i64, i64, ptr, ptr, ctypes.c_double, ctypes.c_double, i64] + [ptr] * 4
+    lib.krum_gram_scores.restype = i64
     return lib
 
 
@@ -132,6 +136,14 @@ def trimmed_mean_columns():
     [B, C]`` by selection (verify/aggregators/trimmed_columns.c), or None."""
     lib = library()
     return None if lib is None else lib.trimmed_mean_columns
+
+
+def krum_gram_scores():
+    """``krum_gram_scores(R, N, k, g, nrm, c, u, lead, score, err, order, flag) -> flagged rows`` (-1: a score not
+    finite, or out of memory): Krum's scores from the Gram matrix, their rounding intervals, the stable order and the
+    rows that can change the first ``lead`` ranks (verify/aggregators/krum_scores.c), or None."""
+    lib = library()
+    return None if lib is None else lib.krum_gram_scores
 
 
 def build(compiler: str | None = None) -> Path | None:
