@@ -1,12 +1,13 @@
 """Legends that cover no data: one rule for where a figure's legend goes, and the test of it.
 
 :func:`place_legend` draws an axes' legend at the first location, in a preferred order, where its box covers no
-drawn data: no vertex or segment of a line, no scatter point, no bar, no annotation text. If every location inside
-the axes covers something, it takes the one covering the fewest data vertices and reports it in the returned
-:class:`Placement`, so that a test can fail on it (tests/counterexamples/test_legends.py draws every demo).
+drawn data: no vertex or segment of a line, no scatter point, no bar, no outline of a band, no annotation text. If
+every location covers something, it raises the top of the y axis (headroom) and tries again; failing that, it keeps
+the location covering the fewest data vertices and reports it in the returned :class:`Placement`, so that a test
+can fail on it (tests/counterexamples/test_legends.py draws every demo).
 
-Coverage is computed in display coordinates after a draw, so log axes and every transform are exact: a segment
-covers the box when it crosses it (Liang-Barsky clipping), not only when a vertex falls inside it.
+Coverage is computed in display coordinates, so log axes and every transform are exact: a segment covers the box
+when it crosses it (Liang-Barsky clipping), not only when a vertex falls inside it.
 """
 from __future__ import annotations
 
