@@ -184,6 +184,80 @@ BENCHMARKS.update({f"{name}_vs_gram_numpy_N{N}_d{d}": _make_gram(name, N, d)
                    for name in ("krum", "multikrum") for N, d in CELLS})
 
 
+# --- CAF (allouah2025, Algorithm 2) ---------------------------------------------------------------------------------
+
+#: (n, d, input seed). ByzFL ranks the iterates by ||Sigma v_0|| with a strict <, ours (the paper's line) by the
+#: Rayleigh quotient v_1^T Sigma v_1 with <=; after one power step the two estimates of the top eigenvalue differ
+#: by more than the spread of the last iterates, so the rules pick different iterates on about a third of the
+#: inputs (the weights, hence the iterations and the work, are the same: the update uses v_1 on both sides). Each
+#: cell uses the first seed in 0, 1, 2 on which both rules pick the same iterate and the loop ends within 20
+#: iterations, so the two estimates can be required equal to 1e-12.
+CAF_CELLS = [(20, 100, 0), (20, 10_000, 0), (100, 100, 0), (100, 10_000, 0), (500, 100, 1), (500, 10_000, 2)]
+
+
+class _SeededStarts:
+    """Stand-in for ``np.random.randn`` inside ByzFL's CAF: one ``[1, d]`` draw from ``torch.Generator(seed)`` per
+    call, which are the start vectors our power-method CAF draws for one replicate, so both sides run the same
+    iterations."""
+
+    def __init__(self, seed: int) -> None:
+        self.gen = torch.Generator().manual_seed(seed)
+
+    def __call__(self, d: int) -> np.ndarray:
+        return torch.randn(1, d, generator=self.gen, dtype=torch.float64)[0].numpy()
+
+
+def _caf_inputs(n: int, d: int, f: int, seed: int = 0) -> torch.Tensor:
+    """One problem ``[1, n, d]``: N(0, I) honest inputs, the last f with 1 + 225/d times the variance (the literal
+    loop ends in a few iterations on these; on far clustered outliers it stalls, docs/papers/allouah2025.md 7.6)."""
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(1, n, d, generator=g, dtype=torch.float64)
+    X[:, n - f:] += 15.0 / d ** 0.5 * torch.randn(1, f, d, generator=g, dtype=torch.float64)
+    return X
+
+
+def bench_caf_literal(n: int, d: int, seed: int, runs: int) -> dict:
+    """Our literal CAF (one power step, tau_max over all points) against ByzFL 0.0.11's CAF, one call on one problem
+    each, the same start vectors (ByzFL's ``np.random.randn`` replaced by :class:`_SeededStarts` during its call).
+    The inputs are those of :data:`CAF_CELLS` (on which ByzFL's ranking of the iterates and ours agree); the ratio
+    is refused unless the two estimates agree to 1e-12."""
+    from verify.aggregators.caf import caf
+
+    agg = byzfl_aggregators()
+    f = n // 5
+    X = _caf_inputs(n, d, f, seed)
+    x = X[0].numpy()
+    theirs = agg.CAF(f)
+    saved = np.random.randn
+
+    def baseline():
+        np.random.randn = _SeededStarts(1)
+        try:
+            return theirs(x)
+        finally:
+            np.random.randn = saved
+
+    def ours():
+        return caf(X, f, eigen="power", power_iters=1, max_over="all", generator=torch.Generator().manual_seed(1))[0]
+
+    small = n * d < 10**6  # sub-millisecond calls: many interleaved rounds, or the median is noise
+    timing = interleaved(baseline, lambda: ours().numpy(), max(runs, 41) if small else runs)
+    return pair_record(f"caf_literal_vs_byzfl_N{n}_d{d}", {"R": 1, "n": n, "d": d, "f": f, "seed": seed}, "byzfl",
+                       "ByzFL 0.0.11 CAF (one power step, max over all points), one call on numpy float64, same start "
+                       "vectors", timing, atol=1e-12, rtol=1e-12)
+
+
+def _make_caf_literal(n: int, d: int, seed: int):
+    def run(device: str, repeat: int) -> dict:
+        if byzfl_aggregators() is None:
+            return {"name": "caf_literal_vs_byzfl", "skipped": "byzfl is not installed (make setup installs it)"}
+        return bench_caf_literal(n, d, seed, max(5, repeat))
+    return run
+
+
+BENCHMARKS.update({f"caf_literal_vs_byzfl_N{n}_d{d}": _make_caf_literal(n, d, seed) for n, d, seed in CAF_CELLS})
+
+
 if __name__ == "__main__":
     only = sys.argv[1:]
     for key, fn in BENCHMARKS.items():
