@@ -459,12 +459,12 @@ def multi_krum(X: torch.Tensor, f: int, m: int | None = None, neighbors: int | N
     score, _, order = _krum_scores(X, k, lead=m)
     # ties broken by index: deterministic (the fast path's order is this stable sort's)
     R, _, d = X.shape
-    if order is None:
-        keep = score.argsort(dim=1, stable=True)[:, :m]
-        rows = (keep.to(X.device) + N * torch.arange(R, device=X.device)[:, None]).reshape(-1)
-    else:
-        rows = torch.from_numpy((order[:, :m] + N * np.arange(R)[:, None]).reshape(-1))
-    # whole rows by index_select (1.5-3x torch.gather's element-wise copy): the same [R, m, d] values, so the same mean
+    if order is not None:  # CPU: whole rows by numpy's take (a memcpy a row, 3x index_select at d = 10^4)
+        rows = (order[:, :m] + N * np.arange(R)[:, None]).reshape(-1)
+        return torch.from_numpy(np.take(X.numpy().reshape(R * N, d), rows, axis=0).reshape(R, m, d)).mean(1)
+    keep = score.argsort(dim=1, stable=True)[:, :m]
+    rows = (keep.to(X.device) + N * torch.arange(R, device=X.device)[:, None]).reshape(-1)
+    # whole rows, not torch.gather's element-wise copy (1.5-3x): the same [R, m, d] values, so the same torch mean
     return X.reshape(R * N, d).index_select(0, rows).view(R, m, d).mean(1)
 
 
