@@ -27,7 +27,7 @@ ENUMERATED_UP_TO = 13
 def _counts_at_most_and_at_least(doubled: np.ndarray, zeros: int, observed2: int) -> tuple[int, int]:
     """(#sign vectors with 2W+ <= observed2, #with 2W+ >= observed2) for the integer doubled ranks ``doubled``."""
     total = int(doubled.sum())
-    ways = np.zeros(total + 1, dtype=object)  # exact integers: 2^13 fits int64, object keeps the rule general
+    ways = np.zeros(total + 1, dtype=np.int64)  # exact: at most 2^ENUMERATED_UP_TO sign vectors
     ways[0] = 1
     for r in doubled.tolist():
         ways[r:] = ways[r:] + ways[: total + 1 - r]

@@ -362,9 +362,12 @@ def _exact_rows(X: torch.Tensor, Xn: np.ndarray, k: int, score: np.ndarray, rows
 
 
 def _meeting_and_order(key: np.ndarray, err: np.ndarray, lead: int | None) -> tuple[np.ndarray | None, np.ndarray]:
-    """(the rows :func:`_meeting` flags, restricted with ``lead`` to those that can change the first ``lead`` ranks,
-    or None when there are none; the stable order of ``key`` ``[R, N]``), from one sort. A row ranked after the first
-    ``lead`` matters only if its lower end is at most the largest upper end of the first ``lead`` intervals."""
+    """(the rows whose interval [key - err, key + err] meets another's in the same row, restricted with ``lead`` to
+    those that can change the first ``lead`` ranks, or None when there are none; the stable order of ``key``
+    ``[R, N]``), from one sort. Sorted by key, interval i meets an earlier one iff its lower end is <= the prefix max
+    of the earlier upper ends, and a later one iff its upper end is >= the suffix min of the later lower ends. A row
+    ranked after the first ``lead`` matters only if its lower end is at most the largest upper end of the first
+    ``lead`` intervals."""
     R, N = key.shape
     order = np.argsort(key, axis=1, kind="stable")
     rows = np.arange(R)[:, None]
@@ -383,18 +386,10 @@ def _meeting_and_order(key: np.ndarray, err: np.ndarray, lead: int | None) -> tu
 
 
 def _meeting(key: np.ndarray, err: np.ndarray) -> np.ndarray:
-    """``[R, N]``: the finite keys whose interval [key - err, key + err] meets another's in the same row. Sorted by
-    key, interval i meets an earlier one iff its lower end is <= the prefix max of the earlier upper ends, and a
-    later one iff its upper end is >= the suffix min of the later lower ends (keys at +inf meet nothing finite)."""
-    order = np.argsort(key, axis=1)
-    s_o, e_o = np.take_along_axis(key, order, 1), np.take_along_axis(err, order, 1)
-    up, low = s_o + e_o, s_o - e_o
-    meets_o = np.zeros(up.shape, dtype=bool)
-    meets_o[:, 1:] = low[:, 1:] <= np.maximum.accumulate(up[:, :-1], axis=1)
-    meets_o[:, :-1] |= up[:, :-1] >= np.minimum.accumulate(low[:, :0:-1], axis=1)[:, ::-1]
-    out = np.zeros_like(meets_o)
-    np.put_along_axis(out, order, meets_o, 1)
-    return out & np.isfinite(key)
+    """``[R, N]``: the finite keys whose interval [key - err, key + err] meets another's in the same row (keys at
+    +inf meet nothing finite); the rule of :func:`_meeting_and_order`, on every rank."""
+    flagged, _ = _meeting_and_order(key, err, None)
+    return np.zeros(key.shape, dtype=bool) if flagged is None else flagged & np.isfinite(key)
 
 
 def _rows_equal(Xn: np.ndarray, r: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
