@@ -15,6 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: ``gid`` of artists that mark where an animation is (a moving round line and its label): never data to avoid.
+MARKER_GID = "round-marker"
+#: How much headroom :func:`place_legend` may add above the data, in steps of this fraction of the y span.
+HEADROOM_STEP, HEADROOM_STEPS = 0.3, 3
 #: Locations tried after the preferred one, in this order (matplotlib's names).
 LOCATIONS = ("upper right", "upper left", "lower right", "lower left", "center right", "center left",
              "upper center", "lower center", "center")
@@ -65,10 +69,8 @@ def covered_artists(ax, box, renderer, skip=()) -> list[tuple[str, int]]:
         if not len(xy):
             continue
         hits = _points_in_box(xy, box) if line.get_marker() not in (None, "", "None", " ") else 0
-        if line.get_linestyle() not in ("None", "", " ") and len(xy) > 1:
+        if line.get_linestyle() not in ("None", "", " ") and len(xy) > 1:  # a one-point line draws no segment
             hits += int(_segment_hits_box(xy[:-1], xy[1:], box).sum())
-        elif len(xy) == 1 and line.get_linestyle() not in ("None", "", " "):
-            hits += _points_in_box(xy, box)
         if hits:
             found.append((str(line.get_label()), hits))
     from matplotlib.collections import PathCollection
@@ -89,19 +91,19 @@ def covered_artists(ax, box, renderer, skip=()) -> list[tuple[str, int]]:
         if hits:
             found.append((str(coll.get_label()), hits))
     x0, y0, x1, y1 = box
-    for patch in ax.patches:
-        if patch in skip or not patch.get_visible():
+    for artist, label in [(p, str(p.get_label()) or "bar") for p in ax.patches] + [
+            (t, f"text {t.get_text()!r}") for t in ax.texts if t.get_text().strip()]:
+        if artist in skip or not artist.get_visible():
             continue
-        e = patch.get_window_extent(renderer)
+        e = artist.get_window_extent(renderer)
         if e.x0 < x1 and e.x1 > x0 and e.y0 < y1 and e.y1 > y0:
-            found.append((str(patch.get_label()) or "bar", 1))
-    for text in ax.texts:
-        if text in skip or not text.get_visible() or not text.get_text().strip():
-            continue
-        e = text.get_window_extent(renderer)
-        if e.x0 < x1 and e.x1 > x0 and e.y0 < y1 and e.y1 > y0:
-            found.append((f"text {text.get_text()!r}", 1))
+            found.append((label, 1))
     return found
+
+
+def _markers(ax) -> list:
+    """The animation's round marker (``gid`` :data:`MARKER_GID`): not data."""
+    return [a for a in (*ax.lines, *ax.texts, *ax.collections) if a.get_gid() == MARKER_GID]
 
 
 def _renderer(fig):
@@ -121,14 +123,7 @@ def legend_coverage(ax, renderer=None) -> list[tuple[str, int]]:
         return []
     renderer = renderer or _renderer(ax.figure)
     box = legend.get_window_extent(renderer)
-    skip = [a for a in (*ax.lines, *ax.texts, *ax.collections) if a.get_gid() == MARKER_GID]
-    return covered_artists(ax, (box.x0, box.y0, box.x1, box.y1), renderer, skip)
-
-
-#: ``gid`` of artists that mark where an animation is (a moving round line and its label): never data to avoid.
-MARKER_GID = "round-marker"
-#: How much headroom :func:`place_legend` may add above the data, in steps of this fraction of the y span.
-HEADROOM_STEP, HEADROOM_STEPS = 0.3, 3
+    return covered_artists(ax, (box.x0, box.y0, box.x1, box.y1), renderer, _markers(ax))
 
 
 def _add_headroom(ax, fraction: float) -> None:
@@ -153,7 +148,7 @@ def place_legend(ax, *, prefer: str = "upper right", headroom: bool = True, **kw
     span) and try again; else keep the location covering the fewest data vertices. Call it once the axes' data and
     limits are final, and the figure's layout fixed (no layout engine, or a draw before)."""
     renderer = _renderer(ax.figure)
-    skip = [a for a in (*ax.lines, *ax.texts, *ax.collections) if a.get_gid() == MARKER_GID]
+    skip = _markers(ax)
     order = (prefer,) + tuple(x for x in LOCATIONS if x != prefer)
     best = None
     for step in range(HEADROOM_STEPS + 1 if headroom else 1):
