@@ -75,6 +75,14 @@ CLIENT_STYLES = ("-", "--", ":")
 NEUTRAL = "#7f7f7f"
 
 
+def title_with_note(ax, title: str, note: str | None) -> None:
+    """A panel's title with a one-line note under it, above the axes (inside them a note sits on the data); the
+    title keeps its room whether or not there is a note, so that panels line up."""
+    ax.set_title(title, fontsize=fs(8), pad=fs(8) * 1.6)
+    if note:
+        ax.text(0.5, 1.0, note, transform=ax.transAxes, ha="center", va="bottom", fontsize=fs(6))
+
+
 def new_figure() -> Figure:
     """A bare matplotlib Figure (Agg canvas, no pyplot state) of the current style's size (6.5 in wide for paper)."""
     from matplotlib.figure import Figure
@@ -288,13 +296,13 @@ def render_example2(fig: Figure, result, upto: int | None = None, algorithm: str
             ax.annotate("", xy=(th[k] + steps[i] / max(g, 1e-12) * 0.35, y0 - 0.45 * i), xytext=(th[k], y0 - 0.45 * i),
                         arrowprops={"arrowstyle": "->", "lw": lw(1.2), "color": CLUSTER_COLOURS[i]})
         avg = float(steps.mean())
-        # above the axes, under the title: inside them it sat on the curves or the annotations
-        ax.text(0.5, 1.0, f"steps $-\\gamma g_i$: {steps[0]:+.2f}, {steps[1]:+.2f}; average {avg:+.3f}"
-                + (" (they cancel)" if abs(avg) < 1e-12 else ""), transform=ax.transAxes, fontsize=fs(6),
-                va="bottom", ha="center")
+        note = (f"steps $-\\gamma g_i$: {steps[0]:+.2f}, {steps[1]:+.2f}; average {avg:+.3f}"
+                + (" (they cancel)" if abs(avg) < 1e-12 else ""))
+    else:
+        note = None
     ax.set_xlim(lo, hi)
     ax.set_ylim(-0.2, 7.6)
-    ax.set_title(f"(a) {EXAMPLE2_ALGOS[pre]}: pick by loss, average the gradients", fontsize=fs(8), pad=fs(8) * 1.6)
+    title_with_note(ax, f"(a) {EXAMPLE2_ALGOS[pre]}: pick by loss, average the gradients", note)
     ax.set_xlabel("x", fontsize=fs(7))
     ax.set_ylabel("$f_i(x)$", fontsize=fs(7))
     place_legend(ax, fontsize=fs(5.5), ncol=2, frameon=False, prefer="upper center")
@@ -344,12 +352,10 @@ def render_hypcluster(fig: Figure, result, upto: int | None = None) -> None:
     ax.plot(path, pv, color=CLUSTER_COLOURS[2], marker="o", ms=3 * current_style()["font"], lw=lw(1.0),
             label=f"{E} server steps from $\\theta_{k + 1}$")
     gk = prob.grad(torch.tensor([float(th[k])] * 2, dtype=torch.float64)[None, :, None]).numpy()[0, :, 0]
-    # above the axes, under the title: inside them it sat on the curves
-    ax.text(0.5, 1.0, f"pooled gradient at $\\theta_{k + 1}$: {float(gk[members].mean()):+.3f}",
-            transform=ax.transAxes, fontsize=fs(6), va="bottom", ha="center")
     ax.set_xlim(lo, hi)
     ax.set_ylim(-0.2, 4.0)
-    ax.set_title("(a) HypCluster: steps on the pooled loss", fontsize=fs(8), pad=fs(8) * 1.6)
+    title_with_note(ax, "(a) HypCluster: steps on the pooled loss",
+                    f"pooled gradient at $\\theta_{k + 1}$: {float(gk[members].mean()):+.3f}")
     ax.set_xlabel("x", fontsize=fs(7))
     ax.set_ylabel("loss", fontsize=fs(7))
     place_legend(ax, fontsize=fs(5.5), frameon=False, prefer="upper right")
@@ -377,8 +383,7 @@ def render_hypcluster(fig: Figure, result, upto: int | None = None) -> None:
     ax.set_yticks([0, 1])
     ax.set_yticklabels(["client 1", "client 2"], fontsize=fs(6.5))
     ax.set_xlabel("round t", fontsize=fs(7))
-    ax.set_title("(c) cluster picked", fontsize=fs(8), pad=fs(8) * 1.6)
-    ax.text(0.5, 1.0, "blue: $\\theta_1$, red: $\\theta_2$", transform=ax.transAxes, ha="center", va="bottom", fontsize=fs(6))
+    title_with_note(ax, "(c) cluster picked", "blue: $\\theta_1$, red: $\\theta_2$")
     for a in axes:
         a.tick_params(labelsize=fs(6.5))
 
