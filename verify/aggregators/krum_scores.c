@@ -35,14 +35,6 @@ static void select_smallest(double *v, int64_t n, int64_t m) {
   }
 }
 
-static const double *sort_keys;
-static int by_score_then_index(const void *a, const void *b) {
-  const int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
-  if (sort_keys[i] < sort_keys[j]) return -1;
-  if (sort_keys[i] > sort_keys[j]) return 1;
-  return (i > j) - (i < j);
-}
-
 int64_t krum_gram_scores(int64_t R, int64_t N, int64_t k, double *g, double *nrm, double c, double u,
                          int64_t lead, double *score, double *err, int64_t *order, uint8_t *flag) {
   double *row = malloc(sizeof(double) * N), *up = malloc(sizeof(double) * N), *low = malloc(sizeof(double) * N);
@@ -77,16 +69,12 @@ int64_t krum_gram_scores(int64_t R, int64_t N, int64_t k, double *g, double *nrm
       e[i] = c * ((double)N * n[i] + total) + 2.0 * (double)N * u * fabs(sum);
       o[i] = i;
     }
-    if (N <= 64) {  /* insertion sort: stable, and without qsort's call per comparison at these sizes */
-      for (int64_t p = 1; p < N; ++p) {
-        const int64_t v = o[p];
-        int64_t q = p;
-        while (q > 0 && s[o[q - 1]] > s[v]) { o[q] = o[q - 1]; --q; }
-        o[q] = v;
-      }
-    } else {
-      sort_keys = s;
-      qsort(o, (size_t)N, sizeof(int64_t), by_score_then_index);
+    /* insertion sort, stable: the caller sends N <= 32 (KRUM_C_MAX_N), where it beats qsort's call per comparison */
+    for (int64_t p = 1; p < N; ++p) {
+      const int64_t v = o[p];
+      int64_t q = p;
+      while (q > 0 && s[o[q - 1]] > s[v]) { o[q] = o[q - 1]; --q; }
+      o[q] = v;
     }
     for (int64_t p = 0; p < N; ++p) {
       up[p] = s[o[p]] + e[o[p]];
