@@ -23,6 +23,7 @@ exact-difference computation.
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 import numpy as np
@@ -285,33 +286,44 @@ def _krum_scores(X: torch.Tensor, k: int, lead: int | None) -> tuple[torch.Tenso
     if kernel is not None:  # the same scores up to their summation order, intervals, order and flags, in one C call
         D = np.ascontiguousarray(D)
         # one workspace, one pointer (each .ctypes costs microseconds at this size): nrm, score, err, order, flag
-        work = np.empty(4 * R * N + (R * N + 7) // 8)
-        nrm, score, err = (work[i * R * N:(i + 1) * R * N].reshape(R, N) for i in range(3))
-        order = work[3 * R * N:4 * R * N].view(np.int64).reshape(R, N)
-        flag = work[4 * R * N:].view(np.uint8)[:R * N].reshape(R, N)
+        RN = R * N
+        work = np.empty(4 * RN + (RN + 7) // 8)
         base = work.ctypes.data
         n_flagged = kernel(R, N, k, D.ctypes.data, base, c, _EPS64, N if lead is None else min(lead, N),
-                           base + 8 * R * N, base + 16 * R * N, base + 24 * R * N, base + 32 * R * N)
+                           base + 8 * RN, base + 16 * RN, base + 24 * RN, base + 32 * RN)
         if n_flagged < 0:
             return krum_scores_exact(X, k), torch.ones(R, N, dtype=torch.bool, device=X.device), None
+        score = work[RN:2 * RN].reshape(R, N)
         if n_flagged == 0:
-            return torch.from_numpy(score), None, order
-        return _settle(X, Xn, k, D, nrm, c, score, err, flag.astype(bool))
-    nrm = np.diagonal(D, axis1=1, axis2=2).copy()  # [R, N]
-    D *= -2.0
-    D += nrm[:, :, None]
-    D += nrm[:, None, :]
-    np.maximum(D, 0.0, out=D)
-    ii = np.arange(N)
-    D[:, ii, ii] = 0.0
-    score = np.partition(D, k, axis=-1)[:, :, :k + 1].sum(-1)
+            return torch.from_numpy(score), None, work[3 * RN:4 * RN].view(np.int64).reshape(R, N)
+        return _settle(X, Xn, k, D, work[:RN].reshape(R, N), c, score, work[2 * RN:3 * RN].reshape(R, N),
+                       work[4 * RN:].view(np.uint8)[:RN].reshape(R, N).astype(bool))
+    nrm = _gram_to_distances(D)
+    D.partition(k, axis=-1)  # in place (a fresh [R, N, N] copy cost more than the selection's own work): D is spent
+    score = D[:, :, :k + 1].sum(-1)
     if not np.isfinite(score).all():
         return krum_scores_exact(X, k), torch.ones(R, N, dtype=torch.bool, device=X.device), None
     err = c * (N * nrm + nrm.sum(1, keepdims=True)) + (2.0 * N * _EPS64) * np.abs(score)  # sum_j E_ij + 2Nu|score~|
     flagged, order = _meeting_and_order(score, err, lead)
     if flagged is None:
         return torch.from_numpy(score), None, order
+    D = _gram(X, Xn)  # the tie machinery compares distances by index: the same D~ again (rare: intervals met)
+    _gram_to_distances(D)
     return _settle(X, Xn, k, D, nrm, c, score, err, flagged)
+
+
+def _gram_to_distances(D: np.ndarray) -> np.ndarray:
+    """Overwrite the Gram matrix ``D [R, N, N]`` by D~_ij = max(n_i + n_j - 2 g_ij, 0), D~_ii = 0, and return the
+    norms n ``[R, N]`` (the diagonal it held)."""
+    N = D.shape[-1]
+    nrm = np.diagonal(D, axis1=1, axis2=2).copy()
+    D *= -2.0
+    D += nrm[:, :, None]
+    D += nrm[:, None, :]
+    np.maximum(D, 0.0, out=D)
+    ii = np.arange(N)
+    D[:, ii, ii] = 0.0
+    return nrm
 
 
 #: Up to this many inputs Krum's scores after the Gram product come from one C call (verify/aggregators/krum_scores.c):
@@ -321,10 +333,20 @@ KRUM_C_MAX_N = 32
 
 
 def _krum_kernel():
-    """The C kernel of Krum's scores after the Gram product (verify/aggregators/krum_scores.c), or None."""
-    from verify.algorithms.tc_c import krum_gram_scores
+    """The C kernel of Krum's scores after the Gram product (verify/aggregators/krum_scores.c), or None (not built,
+    or ``FEDVERIFY_TC_C=0``, read at each call). The loaded function is kept: looking it up cost about a tenth of a
+    Krum call at N = 20, d = 100."""
+    global _KRUM_KERNEL
+    if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
+        return None
+    if _KRUM_KERNEL is None:
+        from verify.algorithms.tc_c import krum_gram_scores
 
-    return krum_gram_scores()
+        _KRUM_KERNEL = krum_gram_scores()
+    return _KRUM_KERNEL
+
+
+_KRUM_KERNEL = None
 
 
 def _settle(X: torch.Tensor, Xn: np.ndarray, k: int, D: np.ndarray, nrm: np.ndarray, c: float, score: np.ndarray,
@@ -456,7 +478,9 @@ def multi_krum(X: torch.Tensor, f: int, m: int | None = None, neighbors: int | N
     R, _, d = X.shape
     if order is not None:  # CPU: whole rows by numpy's take (a memcpy a row, 3x index_select at d = 10^4)
         rows = (order[:, :m] + N * np.arange(R)[:, None]).reshape(-1)
-        return torch.from_numpy(np.take(X.numpy().reshape(R * N, d), rows, axis=0).reshape(R, m, d)).mean(1)
+        kept = np.take(X.numpy().reshape(R * N, d), rows, axis=0)
+        # Krum (m = 1): the kept row is its own mean bitwise (a one-term sum divided by 1), without torch's mean
+        return torch.from_numpy(kept) if m == 1 else torch.from_numpy(kept.reshape(R, m, d)).mean(1)
     keep = score.argsort(dim=1, stable=True)[:, :m]
     rows = (keep.to(X.device) + N * torch.arange(R, device=X.device)[:, None]).reshape(-1)
     # whole rows, not torch.gather's element-wise copy (1.5-3x): the same [R, m, d] values, so the same torch mean
