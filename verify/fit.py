@@ -211,9 +211,22 @@ def _tolerance_strength(atom: str, verdict: Verdict, measure: str, error: float,
 
 # -- confidence intervals ----------------------------------------------------------------------
 def _bootstrap_means(y: np.ndarray, n_boot: int, rng) -> np.ndarray:
-    """Means of ``n_boot`` resamples of the replicates (axis 0): ``[n_boot, ...]``."""
-    idx = _rng(rng).integers(0, y.shape[0], size=(n_boot, y.shape[0]))
-    return y[idx].mean(axis=1)
+    """Means of ``n_boot`` resamples of the replicates (axis 0): ``[n_boot, ...]``.
+
+    Bitwise ``y[idx].mean(axis=1)``: for a float64 ``y`` with more than one value per replicate numpy sums that
+    middle axis in index order, so the resampled rows are added one draw at a time into an ``[n_boot, ...]``
+    accumulator, without the ``[n_boot, R, ...]`` gather (2-3x, and 10-40x on its first touch of fresh pages, at
+    R = 30-64, P = 50-200). A ``[R]`` sample (summed pairwise along its last axis) takes the gather."""
+    R = y.shape[0]
+    idx = _rng(rng).integers(0, R, size=(n_boot, R))
+    if y.dtype != np.float64 or y.ndim == 1 or y[0].size == 1:
+        return y[idx].mean(axis=1)
+    flat = y.reshape(R, -1)
+    acc = flat[idx[:, 0]]
+    for r in range(1, R):
+        acc += flat[idx[:, r]]
+    acc /= R
+    return acc.reshape((n_boot,) + y.shape[1:])
 
 
 def _expanded_interval(est, boot: np.ndarray, level: float, R: int):
@@ -334,6 +347,17 @@ def interval_verdict(lo: float, hi: float, threshold: float, side: Side = "upper
     if lo >= threshold:
         return Verdict.HOLDS
     return Verdict.VIOLATED if hi < threshold else Verdict.INCONCLUSIVE
+
+
+def _collapsed_interval_verdict(values: np.ndarray, thresholds: np.ndarray, side: Side) -> Verdict:
+    """``combine(interval_verdict(x, x, t, side) ...)`` over all pairs at once (exact values: the interval
+    collapsed to the value), for thresholds already checked to be numbers: violated when some x lies beyond its t,
+    else inconclusive when some x is NaN, else holds. One comparison of the arrays where the per-pair calls took
+    about 12 us each (some checks decide hundreds of thousands of exact pairs)."""
+    beyond = values > thresholds if _side(side) == "upper" else values < thresholds
+    if beyond.any():
+        return Verdict.VIOLATED
+    return Verdict.INCONCLUSIVE if np.isnan(values).any() else Verdict.HOLDS
 
 
 def _scalar(value, param: str) -> float:
@@ -764,11 +788,12 @@ def deterministic_verdict(values, bounds, side: Side | None = None, rtol: float 
     b_raw, side = _bound_values(bounds, at, side, "bounds", "at")
     rtol = check.tolerance(rtol, "rtol")
     v, raw = _broadcast((check.measured(values, "values"), "values"), (b_raw, "bounds"))
-    def widen(r):
-        return r + (rtol if side == "upper" else -rtol) * np.abs(r)
+    def widen(r):  # an infinite bound stays itself (inf * rtol would add NaN or the opposite infinity)
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isinf(r), r, r + (rtol if side == "upper" else -rtol) * np.abs(r))
 
     b = widen(raw)
-    verdict = combine(interval_verdict(x, x, t, side) for x, t in zip(v.ravel(), b.ravel()))
+    verdict = _collapsed_interval_verdict(v, b, side)
     _threshold_strength("exact_bound", verdict, v, v, v, v, v, b, side,
                         evidence=bound_evidence(bounds, at, b, v, v, side, widen))
     with np.errstate(divide="ignore", invalid="ignore"):

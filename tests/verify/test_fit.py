@@ -269,3 +269,51 @@ def test_geometric_rate_takes_a_bound_and_a_window():
         geometric_rate_verdict(k, err, upper, values={"q": 0.9}, window=(100, 200))
     with pytest.raises(ValueError, match="side"):
         geometric_rate_verdict(k, err, upper, "lower", values={"q": 0.9})
+
+
+def test_bootstrap_means_are_bitwise_the_gathered_mean():
+    """verify.fit._bootstrap_means adds the resampled rows one draw at a time: bitwise numpy's y[idx].mean(axis=1)
+    (same generator draws) for every shape, trailing sizes of 1, widely scaled values and non-finite entries
+    included; a [R] sample and a non-float64 one take the gather itself."""
+    from verify.fit import _bootstrap_means
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        R = int(rng.integers(1, 70))
+        shape = [R] + [int(rng.integers(1, 9)) for _ in range(int(rng.integers(0, 3)))]
+        y = rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, size=shape)
+        if rng.random() < 0.1:
+            y.reshape(-1)[0] = [np.inf, np.nan, -np.inf][int(rng.integers(3))]
+        B = int(rng.integers(1, 200))
+        want = y[np.random.default_rng(3).integers(0, R, size=(B, R))].mean(axis=1)
+        got = _bootstrap_means(y, B, np.random.default_rng(3))
+        assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True), (shape, B)
+    y = np.arange(12, dtype=np.float32).reshape(4, 3)
+    assert np.array_equal(_bootstrap_means(y, 5, np.random.default_rng(0)),
+                          y[np.random.default_rng(0).integers(0, 4, size=(5, 4))].mean(axis=1))
+
+
+def test_deterministic_verdict_is_the_interval_rule_pair_by_pair():
+    """deterministic_verdict decides all pairs in one comparison: the same verdict as combining interval_verdict(x,
+    x, t) pair by pair, on random values with ties, infinities and NaNs, both sides; a NaN bound is bad input and an
+    infinite bound stays itself under rtol."""
+    from analytic.errors import InputError
+    from verify.fit import combine, deterministic_verdict, interval_verdict
+
+    rng = np.random.default_rng(11)
+    for _ in range(400):
+        n = int(rng.integers(1, 12))
+        v = rng.integers(-3, 4, size=n).astype(float)
+        t = rng.integers(-3, 4, size=n).astype(float)
+        for arr in (v, t):
+            if rng.random() < 0.2:
+                arr[int(rng.integers(n))] = [np.inf, -np.inf][int(rng.integers(2))]
+        if rng.random() < 0.2:
+            v[int(rng.integers(n))] = np.nan
+        for side in ("upper", "lower"):
+            want = combine(interval_verdict(x, x, b, side) for x, b in zip(v, t))
+            assert deterministic_verdict(v, t, side)[0] == want, (v, t, side)
+    with pytest.raises(InputError, match="bounds"):
+        deterministic_verdict([1.0, 2.0], [3.0, np.nan], "upper")
+    assert deterministic_verdict([1.0, 2.0], [np.inf, 2.0], "upper", rtol=1e-9)[0].value == "holds"
+    assert deterministic_verdict([1.0, -np.inf], [0.5, -np.inf], "lower", rtol=1e-9)[0].value == "holds"
