@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 import numpy as np
@@ -185,8 +185,8 @@ class Result:
         return self.verdict == self.expected
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("arrays")
+        # the fields but the arrays, uncopied (dataclasses.asdict deep-copied every array only for it to be dropped)
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "arrays"}
         d["verdict"] = self.verdict.value
         d["expected"] = self.expected.value
         d["array_names"] = sorted(self.arrays)
@@ -205,7 +205,10 @@ class Result:
 
 
 def _jsonable(x: Any) -> Any:
-    """numpy/torch scalars and arrays to plain Python; non-finite floats kept as floats."""
+    """numpy/torch scalars and arrays to plain Python, dataclasses to dicts of their fields (in order, as
+    ``dataclasses.asdict``); non-finite floats kept as floats."""
+    if is_dataclass(x) and not isinstance(x, type):
+        return {f.name: _jsonable(getattr(x, f.name)) for f in fields(x)}
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

@@ -141,6 +141,25 @@ def test_every_format_this_version_reads_round_trips(tmp_path):
     assert store.load(A).observed["tag"] == 1.0 and store.load(A, seed=4).observed["tag"] == 2.0
 
 
+def test_to_dict_is_asdict_without_the_arrays_and_copies_none():
+    """Result.to_dict converts the fields but the arrays itself (dataclasses.asdict deep-copied the arrays only to
+    drop them): the same document as asdict's, nested dataclasses, numpy and torch values included."""
+    from dataclasses import asdict
+
+    import torch
+
+    from verify.result import _jsonable
+
+    res = Result(id="x.c01", paper="x", title="t", claim=Claim("a <= b", "Theorem 1"), kind="bound",
+                 verdict=Verdict.HOLDS, expected=Verdict.HOLDS, observed={"v": np.float64(2.5), "t": torch.ones(2)},
+                 assumptions=[Assumption("L", True, np.int64(3))], explanation="e",
+                 arrays={"big": np.zeros((400, 400))})
+    old = asdict(res)
+    old.pop("arrays")
+    old.update(verdict="holds", expected="holds", array_names=["big"])
+    assert json.dumps(res.to_dict()) == json.dumps(_jsonable(old))
+
+
 # -- fuzzed: any field replaced by any JSON value, or removed --------------------------------------------
 FIELDS = [("format",), ("run_config",), ("point",), ("point", "grid"), ("arrays",), ("result",),
           *[("result", k) for k in ("id", "paper", "title", "claim", "kind", "verdict", "expected", "observed",
