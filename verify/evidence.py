@@ -26,6 +26,7 @@ The statement cards (verify/statement_cards.py) merge these per-atom records ove
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -95,12 +96,19 @@ def terms_of(bound: Bound) -> tuple[sp.Expr, ...]:
     return sp.Add.make_args(bound.expr)
 
 
+@functools.lru_cache(maxsize=4096)
+def _numpy_function(expr: sp.Expr):
+    """(the free symbols of ``expr`` by name, its numpy function): sympy's lambdify costs milliseconds a call, and
+    the same bound-without-a-term is evaluated by every run of a check in a process."""
+    syms = sorted(expr.free_symbols, key=lambda s: s.name)
+    return syms, sp.lambdify(syms, expr, "numpy")
+
+
 def _without(bound: Bound, term: sp.Expr, at: dict[str, np.ndarray], shape: tuple) -> np.ndarray:
     rest = bound.expr - term
-    syms = sorted(rest.free_symbols, key=lambda s: s.name)
+    syms, f = _numpy_function(rest)
     if not syms:
         return np.full(shape, float(rest)).ravel()
-    f = sp.lambdify(syms, rest, "numpy")
     with np.errstate(all="ignore"):
         return np.broadcast_to(np.asarray(f(*(at[s.name] for s in syms)), dtype=float), shape).ravel()
 
@@ -215,10 +223,9 @@ def _rate_evidence(bound, param, x, values, shift_up, shift_down) -> dict:
 
 
 def _slope(expr: sp.Expr, at: dict[str, np.ndarray], lx: np.ndarray) -> float | None:
-    syms = sorted(expr.free_symbols, key=lambda s: s.name)
+    syms, f = _numpy_function(expr)
     with np.errstate(all="ignore"):
-        g = np.broadcast_to(np.asarray(sp.lambdify(syms, expr, "numpy")(*(at[s.name] for s in syms)) if syms
-                                       else float(expr), dtype=float), lx.shape)
+        g = np.broadcast_to(np.asarray(f(*(at[s.name] for s in syms)) if syms else float(expr), dtype=float), lx.shape)
     if not np.all(np.isfinite(g) & (g > 0)) or np.ptp(lx) == 0:
         return None
     return float(np.polyfit(lx, np.log(g), 1)[0])
