@@ -372,3 +372,52 @@ def test_krum_c_kernel_and_numpy_path_rank_the_same(seed, monkeypatch):
     if runs["c"][1] is not None and runs["numpy"][1] is not None:
         assert np.array_equal(runs["c"][1], runs["numpy"][1])
     assert all(torch.equal(a, b) for a, b in zip(runs["c"][2], runs["numpy"][2]))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_krum_first_rank_without_a_sort_flags_what_the_sorted_rule_flags(seed):
+    """classic._meeting_of_the_first (lead = 1, no sort) flags the same rows as the sorted prefix/suffix rule of
+    _meeting_and_order restricted to the first rank, and returns the stable order's first column; exact ties, equal
+    minima and zero-width intervals included."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        R, N = int(rng.integers(1, 5)), int(rng.integers(2, 12))
+        key = rng.integers(0, 6, size=(R, N)).astype(float)
+        err = rng.choice([0.0, 0.2, 0.5, 1.0], size=(R, N))
+        flagged, first = classic._meeting_of_the_first(key, err)
+        order = np.argsort(key, axis=1, kind="stable")
+        rows = np.arange(R)[:, None]
+        s_o, e_o = key[rows, order], err[rows, order]
+        up, low = s_o + e_o, s_o - e_o
+        meets = np.zeros((R, N), dtype=bool)
+        meets[:, 1:] = low[:, 1:] <= np.maximum.accumulate(up[:, :-1], axis=1)
+        meets[:, :-1] |= up[:, :-1] >= np.minimum.accumulate(low[:, :0:-1], axis=1)[:, ::-1]
+        meets[:, 1:] &= low[:, 1:] <= up[:, :1]
+        want = np.zeros((R, N), dtype=bool)
+        want[rows, order] = meets
+        assert np.array_equal(first[:, 0], order[:, 0])
+        assert np.array_equal(np.zeros((R, N), dtype=bool) if flagged is None else flagged, want)
+
+
+def test_krum_distances_in_c_are_numpys_bitwise(monkeypatch):
+    """verify/aggregators/krum_scores.c's krum_gram_distances gives bitwise the numpy path's distances and norms
+    (FEDVERIFY_TC_C=0), and None for non-finite norms on both paths."""
+    from verify.algorithms import tc_c
+
+    if tc_c.build() is None or tc_c.krum_gram_distances() is None:
+        pytest.skip("no C compiler")
+    rng = np.random.default_rng(5)
+    for R, N, d in ((1, 2, 3), (3, 40, 7), (2, 100, 50)):
+        X = rng.standard_normal((R, N, d)) * 10.0 ** rng.integers(-3, 3, size=(R, N, 1))
+        X[:, -1] = X[:, 0]  # a duplicate: a distance that rounds to 0 or below
+        G = X @ X.transpose(0, 2, 1)
+        Dc, Dn = G.copy(), G.copy()
+        nc = classic._gram_to_distances(Dc)
+        monkeypatch.setenv("FEDVERIFY_TC_C", "0")
+        nn = classic._gram_to_distances(Dn)
+        monkeypatch.delenv("FEDVERIFY_TC_C")
+        assert np.array_equal(nc, nn) and np.array_equal(Dc, Dn) and np.array_equal(np.signbit(Dc), np.signbit(Dn))
+    G[0, 3, 3] = np.inf
+    assert classic._gram_to_distances(G.copy()) is None
+    monkeypatch.setenv("FEDVERIFY_TC_C", "0")
+    assert classic._gram_to_distances(G.copy()) is None

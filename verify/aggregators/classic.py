@@ -274,8 +274,8 @@ def krum_scores(X: torch.Tensor, k: int, lead: int | None = None) -> tuple[torch
 
 def _krum_scores(X: torch.Tensor, k: int, lead: int | None) -> tuple[torch.Tensor, torch.Tensor, np.ndarray | None]:
     """:func:`krum_scores` (its mask None when no row is exact), and on its fast path the stable order of the scores
-    ``[R, N]`` (None otherwise), which is the order ``score.argsort(dim=1, stable=True)`` gives: Multi-Krum then needs
-    no second sort."""
+    ``[R, N]`` (None otherwise), which is the order ``score.argsort(dim=1, stable=True)`` gives, or at least its first
+    ``lead`` columns: Multi-Krum then needs no second sort."""
     R, N, d = X.shape
     if X.dtype != torch.float64 or not _numpy_ok(X) or R * N * N * d < KRUM_GRAM_MIN_TERMS:
         return krum_scores_exact(X, k), torch.ones(R, N, dtype=torch.bool, device=X.device), None
@@ -299,6 +299,8 @@ def _krum_scores(X: torch.Tensor, k: int, lead: int | None) -> tuple[torch.Tenso
         return _settle(X, Xn, k, D, work[:RN].reshape(R, N), c, score, work[2 * RN:3 * RN].reshape(R, N),
                        work[4 * RN:].view(np.uint8)[:RN].reshape(R, N).astype(bool))
     nrm = _gram_to_distances(D)
+    if nrm is None:
+        return krum_scores_exact(X, k), torch.ones(R, N, dtype=torch.bool, device=X.device), None
     D.partition(k, axis=-1)  # in place (a fresh [R, N, N] copy cost more than the selection's own work): D is spent
     score = D[:, :, :k + 1].sum(-1)
     if not np.isfinite(score).all():
@@ -312,11 +314,18 @@ def _krum_scores(X: torch.Tensor, k: int, lead: int | None) -> tuple[torch.Tenso
     return _settle(X, Xn, k, D, nrm, c, score, err, flagged)
 
 
-def _gram_to_distances(D: np.ndarray) -> np.ndarray:
-    """Overwrite the Gram matrix ``D [R, N, N]`` by D~_ij = max(n_i + n_j - 2 g_ij, 0), D~_ii = 0, and return the
-    norms n ``[R, N]`` (the diagonal it held)."""
-    N = D.shape[-1]
+def _gram_to_distances(D: np.ndarray) -> np.ndarray | None:
+    """Overwrite the Gram matrix ``D [R, N, N]`` by D~_ij = max((n_i - 2 g_ij) + n_j, 0), D~_ii = 0, and return the
+    norms n ``[R, N]`` (the diagonal it held); None when some norm is not finite (D is then spent). One C pass
+    (verify/aggregators/krum_scores.c, bitwise these numpy operations) where the kernels are built."""
+    R, N, _ = D.shape
+    kernel = _c_function("krum_gram_distances")
+    if kernel is not None and D.flags.c_contiguous:
+        nrm = np.empty((R, N))
+        return None if kernel(R, N, D.ctypes.data, nrm.ctypes.data) < 0 else nrm
     nrm = np.diagonal(D, axis1=1, axis2=2).copy()
+    if not np.isfinite(nrm.sum(1)).all():
+        return None
     D *= -2.0
     D += nrm[:, :, None]
     D += nrm[:, None, :]
@@ -333,20 +342,26 @@ KRUM_C_MAX_N = 32
 
 
 def _krum_kernel():
-    """The C kernel of Krum's scores after the Gram product (verify/aggregators/krum_scores.c), or None (not built,
-    or ``FEDVERIFY_TC_C=0``, read at each call). The loaded function is kept: looking it up cost about a tenth of a
-    Krum call at N = 20, d = 100."""
-    global _KRUM_KERNEL
+    """The C kernel of Krum's scores after the Gram product (verify/aggregators/krum_scores.c), or None."""
+    return _c_function("krum_gram_scores")
+
+
+def _c_function(name: str):
+    """The C kernel ``name`` of verify/algorithms/tc_c.py, or None (not built, or ``FEDVERIFY_TC_C=0``, read at each
+    call). Loaded functions are kept: looking one up cost about a tenth of a Krum call at N = 20, d = 100."""
     if os.environ.get("FEDVERIFY_TC_C", "1") == "0":
         return None
-    if _KRUM_KERNEL is None:
-        from verify.algorithms.tc_c import krum_gram_scores
+    fn = _C_FUNCTIONS.get(name)
+    if fn is None:
+        from verify.algorithms import tc_c
 
-        _KRUM_KERNEL = krum_gram_scores()
-    return _KRUM_KERNEL
+        fn = _C_FUNCTIONS[name] = getattr(tc_c, name)()
+        if fn is None:
+            del _C_FUNCTIONS[name]
+    return fn
 
 
-_KRUM_KERNEL = None
+_C_FUNCTIONS: dict = {}
 
 
 def _settle(X: torch.Tensor, Xn: np.ndarray, k: int, D: np.ndarray, nrm: np.ndarray, c: float, score: np.ndarray,
@@ -386,11 +401,13 @@ def _exact_rows(X: torch.Tensor, Xn: np.ndarray, k: int, score: np.ndarray, rows
 def _meeting_and_order(key: np.ndarray, err: np.ndarray, lead: int | None) -> tuple[np.ndarray | None, np.ndarray]:
     """(the rows whose interval [key - err, key + err] meets another's in the same row, restricted with ``lead`` to
     those that can change the first ``lead`` ranks, or None when there are none; the stable order of ``key``
-    ``[R, N]``), from one sort. Sorted by key, interval i meets an earlier one iff its lower end is <= the prefix max
+    ``[R, N]``, or its first column for ``lead = 1``), from one sort (none for ``lead = 1``). Sorted by key, interval i meets an earlier one iff its lower end is <= the prefix max
     of the earlier upper ends, and a later one iff its upper end is >= the suffix min of the later lower ends. A row
     ranked after the first ``lead`` matters only if its lower end is at most the largest upper end of the first
     ``lead`` intervals."""
     R, N = key.shape
+    if lead == 1 and N > 1:
+        return _meeting_of_the_first(key, err)
     order = np.argsort(key, axis=1, kind="stable")
     rows = np.arange(R)[:, None]
     s_o, e_o = key[rows, order], err[rows, order]
@@ -405,6 +422,20 @@ def _meeting_and_order(key: np.ndarray, err: np.ndarray, lead: int | None) -> tu
     out = np.zeros((R, N), dtype=bool)
     out[rows, order] = meets
     return out, order
+
+
+def _meeting_of_the_first(key: np.ndarray, err: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+    """:func:`_meeting_and_order` for ``lead = 1`` without a sort (Krum): the first row of the stable order is the
+    lowest-index minimum; a later row can change it iff its lower end is at most the first row's upper end (its
+    interval then meets the first's, whose key is no larger), and the first row is flagged iff some row is. The
+    order returned is that first column, ``[R, 1]``."""
+    R = key.shape[0]
+    first = np.argmin(key, axis=1)  # the lowest index among equal minima, as the stable sort puts first
+    rows = np.arange(R)
+    meets = key - err <= (key[rows, first] + err[rows, first])[:, None]
+    meets[rows, first] = False
+    meets[rows, first] = meets.any(1)
+    return (meets if meets.any() else None), first[:, None]
 
 
 def _meeting(key: np.ndarray, err: np.ndarray) -> np.ndarray:

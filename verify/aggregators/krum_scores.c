@@ -104,3 +104,30 @@ done:
   free(row); free(up); free(low); free(meets);
   return flagged;
 }
+
+/* The Gram matrix g [R, N, N] overwritten by the squared distances of krum_scores' numpy path, in one pass:
+ * D_ij = max((n_i + (-2 g_ij)) + n_j, 0), D_ii = 0, with n_i = g_ii written to `nrm` [R, N] (the same operations in
+ * the same order as numpy's `D *= -2; D += n_i; D += n_j; maximum(D, 0)`, so bitwise its D; -2 g is exact, so a
+ * contracted multiply-add rounds the same). Returns -1 when a replicate's norms are not finite (the caller then takes
+ * the exact path, as numpy's non-finite scores would make it), else 0. */
+int64_t krum_gram_distances(int64_t R, int64_t N, double *g, double *nrm) {
+  for (int64_t r = 0; r < R; ++r) {
+    double *G = g + r * N * N, *n = nrm + r * N;
+    double total = 0.0;
+    for (int64_t j = 0; j < N; ++j) {
+      n[j] = G[j * N + j];
+      total += n[j];
+    }
+    if (!isfinite(total)) return -1;
+    for (int64_t i = 0; i < N; ++i) {
+      double *Gi = G + i * N;
+      const double ni = n[i];
+      for (int64_t j = 0; j < N; ++j) {
+        const double dij = (ni + (-2.0 * Gi[j])) + n[j];
+        Gi[j] = dij >= 0.0 ? dij : 0.0;  /* numpy's maximum(D, 0) keeps a -0.0 (finite norms: no NaN here) */
+      }
+      Gi[i] = 0.0;
+    }
+  }
+  return 0;
+}

@@ -74,6 +74,8 @@ def _load():
     lib.trimmed_mean_columns.restype = i64
     lib.krum_gram_scores.argtypes = [i64, i64, i64, ptr, ptr, ctypes.c_double, ctypes.c_double, i64] + [ptr] * 4
     lib.krum_gram_scores.restype = i64
+    lib.krum_gram_distances.argtypes = [i64, i64, ptr, ptr]
+    lib.krum_gram_distances.restype = i64
     return lib
 
 
@@ -144,6 +146,13 @@ def krum_gram_scores():
     rows that can change the first ``lead`` ranks (verify/aggregators/krum_scores.c), or None."""
     lib = library()
     return None if lib is None else lib.krum_gram_scores
+
+
+def krum_gram_distances():
+    """``krum_gram_distances(R, N, g, nrm) -> 0, or -1 for non-finite norms``: a Gram matrix overwritten by Krum's
+    squared distances in one pass, bitwise numpy's (verify/aggregators/krum_scores.c), or None."""
+    lib = library()
+    return None if lib is None else lib.krum_gram_distances
 
 
 def build(compiler: str | None = None) -> Path | None:
