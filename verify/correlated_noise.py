@@ -79,9 +79,29 @@ def _pair_generator(seed_ij: int, t: int) -> np.random.Generator:
     return np.random.Generator(np.random.Philox(np.random.SeedSequence(words)))
 
 
-def pair_stream_numpy(seed_ij: int, t: int, shape: Sequence[int]) -> np.ndarray:
-    """z_t^ij ~ N(0, I) in float64, a pure function of the secret and the step (both endpoints agree)."""
-    return _pair_generator(seed_ij, t).standard_normal(tuple(shape))
+def pair_stream_numpy(seed_ij: int, t: int, shape: Sequence[int], out: np.ndarray | None = None) -> np.ndarray:
+    """z_t^ij ~ N(0, I) in float64, a pure function of the secret and the step (both endpoints agree); written into
+    ``out`` (float64, C-contiguous, of ``shape``) when given: the same numbers, without a fresh array per pair."""
+    gen = _pair_generator(seed_ij, t)
+    if out is None:
+        return gen.standard_normal(tuple(shape))
+    return gen.standard_normal(out=out)
+
+
+def _add_signed(acc: np.ndarray, z: np.ndarray, sign: float) -> None:
+    """acc += sign * z in place for sign = +-1 (z already scaled): adding -z is subtracting z, bit for bit."""
+    if sign > 0:
+        acc += z
+    else:
+        acc -= z
+
+
+def _scaled_stream(seed_ij: int, t: int, s: float, buf: np.ndarray) -> np.ndarray:
+    """s z_t^ij into ``buf`` (s z is z when s = 1: the same numbers as the product)."""
+    pair_stream_numpy(seed_ij, t, buf.shape, out=buf)
+    if s != 1.0:
+        buf *= s
+    return buf
 
 
 def pair_stream(seed_ij: int, t: int, shape: Sequence[int], dtype=torch.float64, device="cpu") -> torch.Tensor:
@@ -111,9 +131,10 @@ def worker_correlated_noise(seeds: SharedSeeds, i: int, t: int, R: int, d: int, 
     _check_index(i, seeds.n)
     out = np.zeros((R, d))
     s = float(sigma_cor)
+    buf = np.empty((R, d))
     for j in range(seeds.n):
-        if j != i:
-            out += (pair_sign(i, j) * s) * pair_stream_numpy(seeds.pair_seed(i, j), t, (R, d))
+        if j != i:  # (sign s) z = sign (s z) exactly, so each term is +-(s z)
+            _add_signed(out, _scaled_stream(seeds.pair_seed(i, j), t, s, buf), pair_sign(i, j))
     return torch.from_numpy(out).to(device=device, dtype=dtype)
 
 
@@ -128,10 +149,11 @@ def correlated_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: floa
     acc = np.zeros((n, R, d))  # worker-major while accumulating: contiguous rows
     s = float(sigma_cor)
     if s != 0.0:
-        for i, j in seeds.pairs():
-            z = pair_stream_numpy(seeds.pair_seed(i, j), t, (R, d))
-            acc[i] += s * z
-            acc[j] += -s * z
+        sz = np.empty((R, d))
+        for i, j in seeds.pairs():  # row j adds (-s) z = -(s z): subtracting s z is the same sum
+            _scaled_stream(seeds.pair_seed(i, j), t, s, sz)
+            acc[i] += sz
+            acc[j] -= sz
     return torch.from_numpy(acc).permute(1, 0, 2).contiguous().to(device=device, dtype=dtype)
 
 
@@ -156,10 +178,11 @@ def colluder_known_terms(seeds: SharedSeeds, t: int, rows: Sequence[int], collud
     acc = np.zeros((len(rows), R, d))
     s = float(sigma_cor)
     if s != 0.0:
+        buf = np.empty((R, d))
         for r, i in enumerate(rows):
             for j in sorted(colluders):
                 if j != i:
-                    acc[r] += (pair_sign(i, j) * s) * pair_stream_numpy(seeds.pair_seed(i, j), t, (R, d))
+                    _add_signed(acc[r], _scaled_stream(seeds.pair_seed(i, j), t, s, buf), pair_sign(i, j))
     return torch.from_numpy(acc).permute(1, 0, 2).to(device=device, dtype=dtype)
 
 
