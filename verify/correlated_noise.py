@@ -96,9 +96,39 @@ def _add_signed(acc: np.ndarray, z: np.ndarray, sign: float) -> None:
         acc -= z
 
 
-def _scaled_stream(seed_ij: int, t: int, s: float, buf: np.ndarray) -> np.ndarray:
-    """s z_t^ij into ``buf`` (s z is z when s = 1: the same numbers as the product)."""
-    pair_stream_numpy(seed_ij, t, buf.shape, out=buf)
+class StreamMemo:
+    """Pair streams z_t^ij kept for a second reader within one simulated step.
+
+    The server that colludes with a set I regenerates z_t^ij for every honest i and j in I (:func:`server_view`):
+    the same pure function of (S_ij, t) the workers drew a moment before. A memo naming those pairs, passed to the
+    draw (:func:`protocol_noise`, :func:`correlated_noise`) and then to :func:`server_view`, keeps a copy of each
+    named stream as it is drawn and hands it back instead of drawing it twice: the same numbers, bit for bit (that
+    the two ends regenerate identical streams is what allouah2025.c01 tests, with no memo). Only the named pairs
+    are kept (one ``[R, d]`` float64 array each)."""
+
+    def __init__(self, seeds: SharedSeeds, pairs) -> None:
+        self._wanted = {seeds.pair_seed(i, j) for i, j in pairs if i != j}
+        self._kept: dict[tuple, np.ndarray] = {}
+
+    def get(self, key: tuple) -> np.ndarray | None:
+        return self._kept.get(key)
+
+    def offer(self, key: tuple, z: np.ndarray) -> None:
+        if key[0] in self._wanted:
+            self._kept[key] = z.copy()
+
+
+def _scaled_stream(seed_ij: int, t: int, s: float, buf: np.ndarray, memo: StreamMemo | None = None) -> np.ndarray:
+    """s z_t^ij into ``buf`` (s z is z when s = 1: the same numbers as the product); z from ``memo`` when it holds
+    the stream, else drawn (and offered to ``memo``)."""
+    key = (seed_ij, int(t), buf.shape)
+    z = None if memo is None else memo.get(key)
+    if z is not None:
+        np.copyto(buf, z)
+    else:
+        pair_stream_numpy(seed_ij, t, buf.shape, out=buf)
+        if memo is not None:
+            memo.offer(key, buf)
     if s != 1.0:
         buf *= s
     return buf
@@ -139,8 +169,9 @@ def worker_correlated_noise(seeds: SharedSeeds, i: int, t: int, R: int, d: int, 
 
 
 def correlated_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: float,
-                     dtype=torch.float64, device="cpu") -> torch.Tensor:
-    """The pairwise part of every worker's noise, ``[R, n, d]``: each pair's stream drawn once.
+                     dtype=torch.float64, device="cpu", memo: StreamMemo | None = None) -> torch.Tensor:
+    """The pairwise part of every worker's noise, ``[R, n, d]``: each pair's stream drawn once (and offered to
+    ``memo``, see :class:`StreamMemo`).
 
     Row i accumulates its terms in ascending j, the same order and arithmetic as
     :func:`worker_correlated_noise`, so the two agree bit for bit.
@@ -151,7 +182,7 @@ def correlated_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: floa
     if s != 0.0:
         sz = np.empty((R, d))
         for i, j in seeds.pairs():  # row j adds (-s) z = -(s z): subtracting s z is the same sum
-            _scaled_stream(seeds.pair_seed(i, j), t, s, sz)
+            _scaled_stream(seeds.pair_seed(i, j), t, s, sz, memo)
             acc[i] += sz
             acc[j] -= sz
     return torch.from_numpy(acc).permute(1, 0, 2).contiguous().to(device=device, dtype=dtype)
@@ -164,17 +195,21 @@ def independent_noise(generator: torch.Generator, R: int, n: int, d: int, sigma_
 
 
 def protocol_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: float, sigma_ind: float,
-                   generator: torch.Generator, dtype=torch.float64, device="cpu") -> torch.Tensor:
-    """xi_t^(i) = sum_{j != i} v_t^(ij) + vbar_t^(i) for every worker, ``[R, n, d]`` (docs/papers/allouah2025.md §2.2)."""
+                   generator: torch.Generator, dtype=torch.float64, device="cpu",
+                   memo: StreamMemo | None = None) -> torch.Tensor:
+    """xi_t^(i) = sum_{j != i} v_t^(ij) + vbar_t^(i) for every worker, ``[R, n, d]`` (docs/papers/allouah2025.md §2.2);
+    ``memo`` keeps the streams a later :func:`server_view` regenerates (:class:`StreamMemo`)."""
     _check_noise(sigma_cor, sigma_ind)
-    return (correlated_noise(seeds, t, R, d, sigma_cor, dtype, device)
+    return (correlated_noise(seeds, t, R, d, sigma_cor, dtype, device, memo)
             + independent_noise(generator, R, seeds.n, d, sigma_ind, dtype, device))
 
 
 def colluder_known_terms(seeds: SharedSeeds, t: int, rows: Sequence[int], colluders: Sequence[int], R: int, d: int,
-                         sigma_cor: float, dtype=torch.float64, device="cpu") -> torch.Tensor:
+                         sigma_cor: float, dtype=torch.float64, device="cpu",
+                         memo: StreamMemo | None = None) -> torch.Tensor:
     """sum_{j in I} v_t^(ij) for each i in ``rows``, ``[R, len(rows), d]``: what the server regenerates
-    from the secrets {S_ij : j in I} that the colluders I hand over (one stream per revealed pair)."""
+    from the secrets {S_ij : j in I} that the colluders I hand over (one stream per revealed pair; a stream
+    ``memo`` holds is taken from it, the same numbers)."""
     acc = np.zeros((len(rows), R, d))
     s = float(sigma_cor)
     if s != 0.0:
@@ -182,18 +217,19 @@ def colluder_known_terms(seeds: SharedSeeds, t: int, rows: Sequence[int], collud
         for r, i in enumerate(rows):
             for j in sorted(colluders):
                 if j != i:
-                    _add_signed(acc[r], _scaled_stream(seeds.pair_seed(i, j), t, s, buf), pair_sign(i, j))
+                    _add_signed(acc[r], _scaled_stream(seeds.pair_seed(i, j), t, s, buf, memo), pair_sign(i, j))
     return torch.from_numpy(acc).permute(1, 0, 2).to(device=device, dtype=dtype)
 
 
 def server_view(messages: torch.Tensor, seeds: SharedSeeds, t: int, honest: Sequence[int],
-                colluders: Sequence[int], sigma_cor: float) -> torch.Tensor:
-    """The honest rows of ``messages [R, n, d]`` minus every term the server knows through the colluders."""
+                colluders: Sequence[int], sigma_cor: float, memo: StreamMemo | None = None) -> torch.Tensor:
+    """The honest rows of ``messages [R, n, d]`` minus every term the server knows through the colluders (the
+    streams from ``memo`` where it holds them, :class:`StreamMemo`)."""
     honest, colluders = list(honest), list(colluders)
     if set(honest) & set(colluders):
         raise InputError("q", "colluders must be malicious workers, not honest ones")
     R, _, d = messages.shape
-    known = colluder_known_terms(seeds, t, honest, colluders, R, d, sigma_cor, messages.dtype, messages.device)
+    known = colluder_known_terms(seeds, t, honest, colluders, R, d, sigma_cor, messages.dtype, messages.device, memo)
     return messages[:, honest] - known
 
 

@@ -195,3 +195,25 @@ def test_in_place_accumulation_is_the_previous_sum_bit_for_bit(n, R, d, s):
         if s != 0.0 and i != n - 1:
             ref += ((1.0 if i < n - 1 else -1.0) * s) * pair_stream_numpy(seeds.pair_seed(i, n - 1), 5, (R, d))
         assert np.array_equal(known[:, r], ref)
+
+
+def test_stream_memo_gives_the_server_view_of_fresh_streams_bit_for_bit():
+    """server_view with the streams kept while drawing (StreamMemo) equals the view that regenerates them; only the
+    named pairs are kept, and a memo of other pairs (or none) changes nothing."""
+    from verify.correlated_noise import StreamMemo
+    n, R, d, s = 7, 4, 3, 0.8
+    seeds = SharedSeeds(master=5, n=n)
+    honest, colluders = [0, 1, 2, 3], [5, 6]
+    fresh = server_view(protocol_noise(seeds, 2, R, d, s, 0.3, torch.Generator().manual_seed(1)), seeds, 2, honest,
+                        colluders, s)
+    memo = StreamMemo(seeds, [(i, j) for i in honest for j in colluders])
+    xi = protocol_noise(seeds, 2, R, d, s, 0.3, torch.Generator().manual_seed(1), memo=memo)
+    assert len(memo._kept) == len(honest) * len(colluders)
+    assert torch.equal(server_view(xi, seeds, 2, honest, colluders, s, memo), fresh)
+    other = StreamMemo(seeds, [(0, 4)])
+    xi = protocol_noise(seeds, 2, R, d, s, 0.3, torch.Generator().manual_seed(1), memo=other)
+    assert len(other._kept) == 1
+    assert torch.equal(server_view(xi, seeds, 2, honest, colluders, s, other), fresh)
+    later = StreamMemo(seeds, [(0, 5)])  # a memo filled at another step does not serve this one
+    correlated_noise(seeds, 3, R, d, s, memo=later)
+    assert torch.equal(server_view(xi, seeds, 2, honest, colluders, s, later), fresh)
