@@ -199,3 +199,14 @@ def test_no_global_random_state_is_touched():
     caf(X, 2)
     caf(X, 2, eigen="power", generator=torch.Generator().manual_seed(2))
     assert torch.equal(torch.rand(3), before)
+
+
+def test_f0_aggregator_call_is_the_mean_the_traced_loop_returns():
+    """f = 0: the aggregator call returns the mean without setting up the loop, the traced call's bits."""
+    from verify.aggregators.caf import caf, caf_filter
+    X = torch.randn(5, 7, 3, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    traced, trace = caf_filter(X, 0, record=True)
+    assert torch.equal(caf(X, 0), traced) and torch.equal(traced, X.mean(1))
+    assert int(trace.iterations.max()) == 0
+    with pytest.raises(InputError):
+        caf(X, 0, max_iter=-1)

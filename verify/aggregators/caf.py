@@ -176,6 +176,8 @@ def caf_filter(X: torch.Tensor, f: int, *, eigen: Eigen = "exact", power_iters: 
     R, n, d = _validate(X, f, eigen, max_over, power_iters)
     cap = (2 * f if max_over == "positive" else LITERAL_CAP) if max_iter is None else int(max_iter)
     require(cap >= 0, "max_iter", f"must be >= 0, got {max_iter}")
+    if f == 0 and not record:  # the loop never runs (sum c = n = n - 2f): the mean
+        return X.mean(1), None
     if eigen == "power" and max_over == "all" and not record and f > 0 and cap > 0 and R <= LITERAL_NUMPY_MAX_R \
             and X.device.type == "cpu" and X.dtype == torch.float64 and not X.requires_grad:
         require(generator is not None, "generator", "the power-method CAF needs an explicit torch.Generator")
