@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -316,11 +317,16 @@ class NoiseInLaw:
         return cls(R, n, d, _noise_scale(sigma_cor, R, dtype, device, "sigma_cor"),
                    _noise_scale(sigma_ind, R, dtype, device, "sigma_ind"))
 
+    @cached_property
+    def _pair_scale(self) -> torch.Tensor:
+        """sigma_cor sqrt(n) ``[R, 1, 1]``, the same product every draw."""
+        return self.sigma_cor * math.sqrt(self.n)
+
     def correlated(self, generator: torch.Generator) -> torch.Tensor:
         """The pairwise part of every worker's noise, ``[R, n, d]``."""
         s = self.sigma_cor
         Z = torch.randn(self.R, self.n, self.d, generator=generator, dtype=s.dtype, device=s.device)
-        return (s * math.sqrt(self.n)) * (Z - Z.mean(1, keepdim=True))
+        return self._pair_scale * (Z - Z.mean(1, keepdim=True))
 
     def draw(self, generator: torch.Generator) -> torch.Tensor:
         """xi^(i) for every worker, ``[R, n, d]``: the pairwise part plus the independent part."""

@@ -294,3 +294,17 @@ def test_cafcor_round_is_the_previous_loop_bit_for_bit(f, b, C):
     assert torch.equal(run.clipped_fraction, clipped)
     if C == 1e6:
         assert float(run.clipped_fraction.max()) == 0.0
+
+
+def test_noise_in_law_draws_are_the_previous_formula_bit_for_bit():
+    """With sigma_cor sqrt(n) kept between draws, each draw is still vbar = sigma_ind N(0, I) followed by
+    (sigma_cor sqrt(n)) (Z - Zbar), per-replicate scales (one of them 0) included."""
+    R, n, d = 3, 5, 2
+    s = torch.tensor([0.3, 0.0, 1.7], dtype=torch.float64)
+    noise = NoiseInLaw.build(R, n, d, s, 0.2)
+    g, g_ref = _gen(4), _gen(4)
+    for _ in range(3):
+        ind = torch.randn(R, n, d, generator=g_ref, dtype=torch.float64)
+        Z = torch.randn(R, n, d, generator=g_ref, dtype=torch.float64)
+        want = (s.reshape(R, 1, 1) * math.sqrt(n)) * (Z - Z.mean(1, keepdim=True)) + noise.sigma_ind * ind
+        assert torch.equal(noise.draw(g), want)
