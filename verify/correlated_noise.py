@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -79,9 +80,59 @@ def _pair_generator(seed_ij: int, t: int) -> np.random.Generator:
     return np.random.Generator(np.random.Philox(np.random.SeedSequence(words)))
 
 
-def pair_stream_numpy(seed_ij: int, t: int, shape: Sequence[int]) -> np.ndarray:
-    """z_t^ij ~ N(0, I) in float64, a pure function of the secret and the step (both endpoints agree)."""
-    return _pair_generator(seed_ij, t).standard_normal(tuple(shape))
+def pair_stream_numpy(seed_ij: int, t: int, shape: Sequence[int], out: np.ndarray | None = None) -> np.ndarray:
+    """z_t^ij ~ N(0, I) in float64, a pure function of the secret and the step (both endpoints agree); written into
+    ``out`` (float64, C-contiguous, of ``shape``) when given: the same numbers, without a fresh array per pair."""
+    gen = _pair_generator(seed_ij, t)
+    if out is None:
+        return gen.standard_normal(tuple(shape))
+    return gen.standard_normal(out=out)
+
+
+def _add_signed(acc: np.ndarray, z: np.ndarray, sign: float) -> None:
+    """acc += sign * z in place for sign = +-1 (z already scaled): adding -z is subtracting z, bit for bit."""
+    if sign > 0:
+        acc += z
+    else:
+        acc -= z
+
+
+class StreamMemo:
+    """Pair streams z_t^ij kept for a second reader within one simulated step.
+
+    The server that colludes with a set I regenerates z_t^ij for every honest i and j in I (:func:`server_view`):
+    the same pure function of (S_ij, t) the workers drew a moment before. A memo naming those pairs, passed to the
+    draw (:func:`protocol_noise`, :func:`correlated_noise`) and then to :func:`server_view`, keeps a copy of each
+    named stream as it is drawn and hands it back instead of drawing it twice: the same numbers, bit for bit (that
+    the two ends regenerate identical streams is what allouah2025.c01 tests, with no memo). Only the named pairs
+    are kept (one ``[R, d]`` float64 array each)."""
+
+    def __init__(self, seeds: SharedSeeds, pairs) -> None:
+        self._wanted = {seeds.pair_seed(i, j) for i, j in pairs if i != j}
+        self._kept: dict[tuple, np.ndarray] = {}
+
+    def get(self, key: tuple) -> np.ndarray | None:
+        return self._kept.get(key)
+
+    def offer(self, key: tuple, z: np.ndarray) -> None:
+        if key[0] in self._wanted:
+            self._kept[key] = z.copy()
+
+
+def _scaled_stream(seed_ij: int, t: int, s: float, buf: np.ndarray, memo: StreamMemo | None = None) -> np.ndarray:
+    """s z_t^ij into ``buf`` (s z is z when s = 1: the same numbers as the product); z from ``memo`` when it holds
+    the stream, else drawn (and offered to ``memo``)."""
+    key = (seed_ij, int(t), buf.shape)
+    z = None if memo is None else memo.get(key)
+    if z is not None:
+        np.copyto(buf, z)
+    else:
+        pair_stream_numpy(seed_ij, t, buf.shape, out=buf)
+        if memo is not None:
+            memo.offer(key, buf)
+    if s != 1.0:
+        buf *= s
+    return buf
 
 
 def pair_stream(seed_ij: int, t: int, shape: Sequence[int], dtype=torch.float64, device="cpu") -> torch.Tensor:
@@ -111,15 +162,17 @@ def worker_correlated_noise(seeds: SharedSeeds, i: int, t: int, R: int, d: int, 
     _check_index(i, seeds.n)
     out = np.zeros((R, d))
     s = float(sigma_cor)
+    buf = np.empty((R, d))
     for j in range(seeds.n):
-        if j != i:
-            out += (pair_sign(i, j) * s) * pair_stream_numpy(seeds.pair_seed(i, j), t, (R, d))
+        if j != i:  # (sign s) z = sign (s z) exactly, so each term is +-(s z)
+            _add_signed(out, _scaled_stream(seeds.pair_seed(i, j), t, s, buf), pair_sign(i, j))
     return torch.from_numpy(out).to(device=device, dtype=dtype)
 
 
 def correlated_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: float,
-                     dtype=torch.float64, device="cpu") -> torch.Tensor:
-    """The pairwise part of every worker's noise, ``[R, n, d]``: each pair's stream drawn once.
+                     dtype=torch.float64, device="cpu", memo: StreamMemo | None = None) -> torch.Tensor:
+    """The pairwise part of every worker's noise, ``[R, n, d]``: each pair's stream drawn once (and offered to
+    ``memo``, see :class:`StreamMemo`).
 
     Row i accumulates its terms in ascending j, the same order and arithmetic as
     :func:`worker_correlated_noise`, so the two agree bit for bit.
@@ -128,10 +181,11 @@ def correlated_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: floa
     acc = np.zeros((n, R, d))  # worker-major while accumulating: contiguous rows
     s = float(sigma_cor)
     if s != 0.0:
-        for i, j in seeds.pairs():
-            z = pair_stream_numpy(seeds.pair_seed(i, j), t, (R, d))
-            acc[i] += s * z
-            acc[j] += -s * z
+        sz = np.empty((R, d))
+        for i, j in seeds.pairs():  # row j adds (-s) z = -(s z): subtracting s z is the same sum
+            _scaled_stream(seeds.pair_seed(i, j), t, s, sz, memo)
+            acc[i] += sz
+            acc[j] -= sz
     return torch.from_numpy(acc).permute(1, 0, 2).contiguous().to(device=device, dtype=dtype)
 
 
@@ -142,35 +196,41 @@ def independent_noise(generator: torch.Generator, R: int, n: int, d: int, sigma_
 
 
 def protocol_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: float, sigma_ind: float,
-                   generator: torch.Generator, dtype=torch.float64, device="cpu") -> torch.Tensor:
-    """xi_t^(i) = sum_{j != i} v_t^(ij) + vbar_t^(i) for every worker, ``[R, n, d]`` (docs/papers/allouah2025.md §2.2)."""
+                   generator: torch.Generator, dtype=torch.float64, device="cpu",
+                   memo: StreamMemo | None = None) -> torch.Tensor:
+    """xi_t^(i) = sum_{j != i} v_t^(ij) + vbar_t^(i) for every worker, ``[R, n, d]`` (docs/papers/allouah2025.md §2.2);
+    ``memo`` keeps the streams a later :func:`server_view` regenerates (:class:`StreamMemo`)."""
     _check_noise(sigma_cor, sigma_ind)
-    return (correlated_noise(seeds, t, R, d, sigma_cor, dtype, device)
+    return (correlated_noise(seeds, t, R, d, sigma_cor, dtype, device, memo)
             + independent_noise(generator, R, seeds.n, d, sigma_ind, dtype, device))
 
 
 def colluder_known_terms(seeds: SharedSeeds, t: int, rows: Sequence[int], colluders: Sequence[int], R: int, d: int,
-                         sigma_cor: float, dtype=torch.float64, device="cpu") -> torch.Tensor:
+                         sigma_cor: float, dtype=torch.float64, device="cpu",
+                         memo: StreamMemo | None = None) -> torch.Tensor:
     """sum_{j in I} v_t^(ij) for each i in ``rows``, ``[R, len(rows), d]``: what the server regenerates
-    from the secrets {S_ij : j in I} that the colluders I hand over (one stream per revealed pair)."""
+    from the secrets {S_ij : j in I} that the colluders I hand over (one stream per revealed pair; a stream
+    ``memo`` holds is taken from it, the same numbers)."""
     acc = np.zeros((len(rows), R, d))
     s = float(sigma_cor)
     if s != 0.0:
+        buf = np.empty((R, d))
         for r, i in enumerate(rows):
             for j in sorted(colluders):
                 if j != i:
-                    acc[r] += (pair_sign(i, j) * s) * pair_stream_numpy(seeds.pair_seed(i, j), t, (R, d))
+                    _add_signed(acc[r], _scaled_stream(seeds.pair_seed(i, j), t, s, buf, memo), pair_sign(i, j))
     return torch.from_numpy(acc).permute(1, 0, 2).to(device=device, dtype=dtype)
 
 
 def server_view(messages: torch.Tensor, seeds: SharedSeeds, t: int, honest: Sequence[int],
-                colluders: Sequence[int], sigma_cor: float) -> torch.Tensor:
-    """The honest rows of ``messages [R, n, d]`` minus every term the server knows through the colluders."""
+                colluders: Sequence[int], sigma_cor: float, memo: StreamMemo | None = None) -> torch.Tensor:
+    """The honest rows of ``messages [R, n, d]`` minus every term the server knows through the colluders (the
+    streams from ``memo`` where it holds them, :class:`StreamMemo`)."""
     honest, colluders = list(honest), list(colluders)
     if set(honest) & set(colluders):
         raise InputError("q", "colluders must be malicious workers, not honest ones")
     R, _, d = messages.shape
-    known = colluder_known_terms(seeds, t, honest, colluders, R, d, sigma_cor, messages.dtype, messages.device)
+    known = colluder_known_terms(seeds, t, honest, colluders, R, d, sigma_cor, messages.dtype, messages.device, memo)
     return messages[:, honest] - known
 
 
@@ -257,11 +317,16 @@ class NoiseInLaw:
         return cls(R, n, d, _noise_scale(sigma_cor, R, dtype, device, "sigma_cor"),
                    _noise_scale(sigma_ind, R, dtype, device, "sigma_ind"))
 
+    @cached_property
+    def _pair_scale(self) -> torch.Tensor:
+        """sigma_cor sqrt(n) ``[R, 1, 1]``, the same product every draw."""
+        return self.sigma_cor * math.sqrt(self.n)
+
     def correlated(self, generator: torch.Generator) -> torch.Tensor:
         """The pairwise part of every worker's noise, ``[R, n, d]``."""
         s = self.sigma_cor
         Z = torch.randn(self.R, self.n, self.d, generator=generator, dtype=s.dtype, device=s.device)
-        return (s * math.sqrt(self.n)) * (Z - Z.mean(1, keepdim=True))
+        return self._pair_scale * (Z - Z.mean(1, keepdim=True))
 
     def draw(self, generator: torch.Generator) -> torch.Tensor:
         """xi^(i) for every worker, ``[R, n, d]``: the pairwise part plus the independent part."""

@@ -233,3 +233,78 @@ def test_cauchy_problem_constants_and_gradients():
     assert prob.smoothness == pytest.approx(2 / 0.7)
     floor = prob.loss_floor(torch.zeros(2, 4, dtype=F64), steps=500)
     assert torch.all(floor <= prob.loss(torch.zeros(2, 4, dtype=F64)))
+
+
+def _previous_clip(g, C):
+    """Clip before the no-clip shortcut: every row scaled, by 1 where ||g|| <= C."""
+    norm = torch.linalg.vector_norm(g, dim=-1, keepdim=True)
+    scale = torch.where(norm > C, C / torch.where(norm > 0, norm, 1.0), torch.ones_like(norm))
+    return g * scale, norm[..., 0]
+
+
+@pytest.mark.parametrize("C", [0.5, 3.0, 1e6])
+def test_clip_is_the_previous_formula_bit_for_bit(C):
+    """Some rows clipped, none clipped (C = 1e6: g comes back as it is), zero rows and a row at exactly ||g|| = C."""
+    g = torch.randn(4, 5, 3, generator=_gen(3), dtype=torch.float64)
+    g[0, 0] = 0.0
+    g[1, 2] = torch.tensor([0.6, 0.0, 0.8], dtype=torch.float64) * 3.0  # norm 3 (= C for C = 3)
+    g[2, 1] = -0.0
+    got, norms = clip(g, C)
+    want, want_norms = _previous_clip(g, C)
+    assert torch.equal(got, want) and torch.equal(norms, want_norms)
+    assert torch.equal(torch.signbit(got), torch.signbit(want))
+
+
+def _previous_round_loop(prob, theta0, *, f, T, gamma, beta, C, sigma_cor, sigma_ind, b, generator, attack):
+    """Algorithm 1 as the loop ran before: every round concatenates the Byzantine rows (none at f = 0), clips every
+    gradient, counts clipped rows every round and computes grad L_H once per use. Returns the final theta and the
+    sum of ||grad L_H||^2."""
+    from verify.aggregators import AGGREGATORS
+    from verify.correlated_noise import NoiseInLaw as _Noise
+    R, h, d = theta0.shape[0], prob.n_clients, prob.dim
+    noise = _Noise.build(R, h + f, d, sigma_cor, sigma_ind)
+    theta, M = theta0.clone(), torch.zeros(R, h, d, dtype=torch.float64)
+    clipped, gsum = torch.zeros(R, dtype=torch.float64), torch.zeros(R, dtype=torch.float64)
+    for t in range(T):
+        idx = None if b == prob.samples_per_worker or t == 0 else prob.sample_batch(generator, b)
+        if t >= 1:
+            g, norms = _previous_clip(prob.batch_grad(theta, idx), C)
+            clipped += (norms > C).to(torch.float64).mean(1)
+            M = beta(t - 1) * M + (1.0 - beta(t - 1)) * (g + noise.draw(generator)[:, :h])
+        byz = ATTACKS[attack](M, f, generator=generator)
+        agg = AGGREGATORS["caf"](torch.cat([M, byz], 1), f)
+        gsum = gsum + (prob.honest_gradient(theta) ** 2).sum(-1)
+        theta = theta - gamma(t) * agg
+    return theta, gsum, clipped / max(T - 1, 1)
+
+
+@pytest.mark.parametrize("f, b, C", [(0, 4, 1e6), (2, 2, 1.5), (1, 1, 0.7)])
+def test_cafcor_round_is_the_previous_loop_bit_for_bit(f, b, C):
+    """f = 0 (the aggregator reads the honest rows without a concatenation), clipping that binds or never binds,
+    the gradient of L_H computed once per round: the final iterate, sum ||grad L_H||^2 and the clipped share are
+    the previous loop's bits."""
+    prob = worker_points(3, 6, 4, 2, spread=1.0, heterogeneity=0.5, generator=_gen(11))
+    theta0 = prob.optimum + 2.0
+    gamma, beta = strongly_convex_schedule(1.0, 1.0)
+    kw = dict(f=f, T=12, gamma=gamma, beta=beta, C=C, sigma_cor=0.3, sigma_ind=0.2)
+    run = cafcor(prob, theta0, **kw, batch_size=b, generator=_gen(5), attack="alie", record_gradient_norms=True)
+    theta, gsum, clipped = _previous_round_loop(prob, theta0, **kw, b=b, generator=_gen(5), attack="alie")
+    assert torch.equal(run.theta[-1], theta)
+    assert torch.equal(run.grad_norm2_sum[-1], gsum)
+    assert torch.equal(run.clipped_fraction, clipped)
+    if C == 1e6:
+        assert float(run.clipped_fraction.max()) == 0.0
+
+
+def test_noise_in_law_draws_are_the_previous_formula_bit_for_bit():
+    """With sigma_cor sqrt(n) kept between draws, each draw is still vbar = sigma_ind N(0, I) followed by
+    (sigma_cor sqrt(n)) (Z - Zbar), per-replicate scales (one of them 0) included."""
+    R, n, d = 3, 5, 2
+    s = torch.tensor([0.3, 0.0, 1.7], dtype=torch.float64)
+    noise = NoiseInLaw.build(R, n, d, s, 0.2)
+    g, g_ref = _gen(4), _gen(4)
+    for _ in range(3):
+        ind = torch.randn(R, n, d, generator=g_ref, dtype=torch.float64)
+        Z = torch.randn(R, n, d, generator=g_ref, dtype=torch.float64)
+        want = (s.reshape(R, 1, 1) * math.sqrt(n)) * (Z - Z.mean(1, keepdim=True)) + noise.sigma_ind * ind
+        assert torch.equal(noise.draw(g), want)

@@ -199,3 +199,58 @@ def test_no_global_random_state_is_touched():
     caf(X, 2)
     caf(X, 2, eigen="power", generator=torch.Generator().manual_seed(2))
     assert torch.equal(torch.rand(3), before)
+
+
+def test_f0_aggregator_call_is_the_mean_the_traced_loop_returns():
+    """f = 0: the aggregator call returns the mean without setting up the loop, the traced call's bits."""
+    from verify.aggregators.caf import caf, caf_filter
+    X = torch.randn(5, 7, 3, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    traced, trace = caf_filter(X, 0, record=True)
+    assert torch.equal(caf(X, 0), traced) and torch.equal(traced, X.mean(1))
+    assert int(trace.iterations.max()) == 0
+    with pytest.raises(InputError):
+        caf(X, 0, max_iter=-1)
+
+
+def _previous_loop(X, f, cap):
+    """caf_filter's loop before sum c was shared between the weights and the stopping test (exact eigenpairs, max over
+    positive weights, d <= n): the estimate, sigma_c^2 per iteration and sum c after each."""
+    from verify.aggregators.caf import _projections
+    R, n, _ = X.shape
+    c = torch.ones(R, n, dtype=X.dtype)
+    w_star, s2_star = c / n, torch.full((R,), float("inf"), dtype=X.dtype)
+    active = torch.full((R,), f > 0, dtype=torch.bool)
+    sigma2, wsum, its = [], [c.sum(1)], torch.zeros(R, dtype=torch.long)
+    for k in range(cap):
+        if not bool(active.any()):
+            break
+        w = c / c.sum(1, keepdim=True)
+        lam, tau = _projections(X, w, "exact", 1, None, None)
+        better = active & (lam <= s2_star)
+        w_star, s2_star = torch.where(better[:, None], w, w_star), torch.where(better, lam, s2_star)
+        tau_max = (tau * (c > 0)).amax(1, keepdim=True)
+        flat = tau_max[:, 0] <= 0
+        step = active & ~flat
+        c = torch.where(step[:, None], (c * (1.0 - tau / torch.where(flat[:, None], 1.0, tau_max))).clamp_min(0.0), c)
+        its += active.long()
+        sigma2.append(torch.where(active, lam, torch.nan))
+        wsum.append(torch.where(its == k + 1, c.sum(1), torch.nan))
+        active = step & (c.sum(1) > n - 2 * f)
+    return (w_star[:, None, :] @ X)[:, 0], torch.stack(sigma2, 1), torch.stack(wsum, 1)
+
+
+@pytest.mark.parametrize("R, n, d, f, cap", [(6, 12, 3, 2, None), (3, 9, 2, 4, None), (4, 7, 3, 3, 1), (5, 8, 2, 2, 2)])
+def test_loop_with_one_weight_sum_per_iteration_is_the_previous_loop(R, n, d, f, cap):
+    """The loop's estimate (traced and lean), its sigma_c^2 and sum c per iteration are the previous loop's bits, with
+    bitwise-equal Byzantine points (exact ties in tau), an all-equal replicate (tau_max = 0) and a capped run."""
+    X = torch.randn(R, n, d, generator=torch.Generator().manual_seed(R + n), dtype=torch.float64)
+    X[:, n - f:] = X[:, n - f:n - f + 1].clone()
+    X[0] = 1.5
+    want, s2, ws = _previous_loop(X, f, 2 * f if cap is None else cap)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CafIterationCapWarning)
+        got, trace = caf_filter(X, f, max_iter=cap)
+        lean = caf(X, f, max_iter=cap)
+    assert torch.equal(got, want) and torch.equal(lean, want)
+    assert torch.equal(trace.sigma2.isnan(), s2.isnan()) and torch.equal(trace.sigma2.nan_to_num(), s2.nan_to_num())
+    assert torch.equal(trace.weight_sum.nan_to_num(), ws.nan_to_num())

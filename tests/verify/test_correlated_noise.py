@@ -158,3 +158,62 @@ def test_llr_and_renyi_estimator_on_a_known_gaussian():
         assert abs(D - alpha * eta / 2) < 5 * se and se < 0.02 * alpha * eta / 2
     with pytest.raises(InputError, match="alpha"):
         renyi_divergence_mc(llr, 1.0)
+
+
+def _previous_sums(seeds, t, R, d, s):
+    """The accumulation before the in-place one: a fresh stream per pair, acc[i] += s z, acc[j] += -s z; each worker's
+    own sum out += (sign s) z; the colluders' known terms the same way."""
+    from verify.correlated_noise import pair_stream_numpy
+    acc = np.zeros((seeds.n, R, d))
+    own = np.zeros((seeds.n, R, d))
+    if s != 0.0:
+        for i, j in seeds.pairs():
+            z = pair_stream_numpy(seeds.pair_seed(i, j), t, (R, d))
+            acc[i] += s * z
+            acc[j] += -s * z
+        for i in range(seeds.n):
+            for j in range(seeds.n):
+                if j != i:
+                    own[i] += ((1.0 if i < j else -1.0) * s) * pair_stream_numpy(seeds.pair_seed(i, j), t, (R, d))
+    return acc.transpose(1, 0, 2), own.transpose(1, 0, 2)
+
+
+@pytest.mark.parametrize("n, R, d, s", [(6, 5, 3, 0.7), (4, 1, 1, 1.0), (5, 3, 2, 2.5e-3), (3, 2, 4, 0.0),
+                                        (2, 7, 1, -0.0)])
+def test_in_place_accumulation_is_the_previous_sum_bit_for_bit(n, R, d, s):
+    """The pair streams drawn into one buffer, scaled in place (s = 1 skips the product) and added or subtracted give
+    the same bits as the fresh-array sums (sigma_cor = 0 and -0 included)."""
+    from verify.correlated_noise import pair_stream_numpy
+    seeds = SharedSeeds(master=17, n=n)
+    acc, own = _previous_sums(seeds, 5, R, d, s)
+    assert np.array_equal(correlated_noise(seeds, 5, R, d, s).numpy(), acc)
+    for i in range(n):
+        assert np.array_equal(worker_correlated_noise(seeds, i, 5, R, d, s).numpy(), own[:, i])
+    known = colluder_known_terms(seeds, 5, [0, 1], [n - 1], R, d, s).numpy()
+    for r, i in enumerate([0, 1]):
+        ref = np.zeros((R, d))
+        if s != 0.0 and i != n - 1:
+            ref += ((1.0 if i < n - 1 else -1.0) * s) * pair_stream_numpy(seeds.pair_seed(i, n - 1), 5, (R, d))
+        assert np.array_equal(known[:, r], ref)
+
+
+def test_stream_memo_gives_the_server_view_of_fresh_streams_bit_for_bit():
+    """server_view with the streams kept while drawing (StreamMemo) equals the view that regenerates them; only the
+    named pairs are kept, and a memo of other pairs (or none) changes nothing."""
+    from verify.correlated_noise import StreamMemo
+    n, R, d, s = 7, 4, 3, 0.8
+    seeds = SharedSeeds(master=5, n=n)
+    honest, colluders = [0, 1, 2, 3], [5, 6]
+    fresh = server_view(protocol_noise(seeds, 2, R, d, s, 0.3, torch.Generator().manual_seed(1)), seeds, 2, honest,
+                        colluders, s)
+    memo = StreamMemo(seeds, [(i, j) for i in honest for j in colluders])
+    xi = protocol_noise(seeds, 2, R, d, s, 0.3, torch.Generator().manual_seed(1), memo=memo)
+    assert len(memo._kept) == len(honest) * len(colluders)
+    assert torch.equal(server_view(xi, seeds, 2, honest, colluders, s, memo), fresh)
+    other = StreamMemo(seeds, [(0, 4)])
+    xi = protocol_noise(seeds, 2, R, d, s, 0.3, torch.Generator().manual_seed(1), memo=other)
+    assert len(other._kept) == 1
+    assert torch.equal(server_view(xi, seeds, 2, honest, colluders, s, other), fresh)
+    later = StreamMemo(seeds, [(0, 5)])  # a memo filled at another step does not serve this one
+    correlated_noise(seeds, 3, R, d, s, memo=later)
+    assert torch.equal(server_view(xi, seeds, 2, honest, colluders, s, later), fresh)

@@ -176,6 +176,8 @@ def caf_filter(X: torch.Tensor, f: int, *, eigen: Eigen = "exact", power_iters: 
     R, n, d = _validate(X, f, eigen, max_over, power_iters)
     cap = (2 * f if max_over == "positive" else LITERAL_CAP) if max_iter is None else int(max_iter)
     require(cap >= 0, "max_iter", f"must be >= 0, got {max_iter}")
+    if f == 0 and not record:  # the loop never runs (sum c = n = n - 2f): the mean
+        return X.mean(1), None
     if eigen == "power" and max_over == "all" and not record and f > 0 and cap > 0 and R <= LITERAL_NUMPY_MAX_R \
             and X.device.type == "cpu" and X.dtype == torch.float64 and not X.requires_grad:
         require(generator is not None, "generator", "the power-method CAF needs an explicit torch.Generator")
@@ -187,16 +189,19 @@ def caf_filter(X: torch.Tensor, f: int, *, eigen: Eigen = "exact", power_iters: 
         Xc = X - X.mean(1, keepdim=True)
         kernel = Xc @ Xc.transpose(1, 2)
     c = torch.ones(R, n, dtype=dt, device=dev)
+    c_sum = c.sum(1, keepdim=True)  # sum_i c_i, once per iteration: the next weights and the stopping test
     w_star = c / n
     s2_star = torch.full((R,), float("inf"), dtype=dt, device=dev)
     active = torch.full((R,), f > 0, dtype=torch.bool, device=dev)
-    iterations = torch.zeros(R, dtype=torch.long, device=dev)
-    zero_spread = torch.zeros(R, dtype=torch.bool, device=dev)
-    sigma2, wsum, means = [], [c.sum(1)], []
+    running = f > 0  # bool(active.any()), known without a look at f > 0
+    if record:
+        iterations = torch.zeros(R, dtype=torch.long, device=dev)
+        zero_spread = torch.zeros(R, dtype=torch.bool, device=dev)
+        sigma2, wsum, means = [], [c_sum[:, 0]], []
     for k in range(cap):
-        if not bool(active.any()):
+        if not running:
             break
-        w = c / c.sum(1, keepdim=True)
+        w = c / c_sum
         lam, tau = _projections(Xc, w, eigen, power_iters, generator, kernel)
         better = active & (lam <= s2_star)
         w_star = torch.where(better[:, None], w, w_star)
@@ -205,15 +210,17 @@ def caf_filter(X: torch.Tensor, f: int, *, eigen: Eigen = "exact", power_iters: 
         flat = tau_max[:, 0] <= 0
         step = active & ~flat
         c = torch.where(step[:, None], (c * (1.0 - tau / torch.where(flat[:, None], 1.0, tau_max))).clamp_min(0.0), c)
+        c_sum = c.sum(1, keepdim=True)
         if record:
             iterations += active.long()
             zero_spread |= active & flat
             sigma2.append(torch.where(active, lam, torch.nan))
             if record_means:
                 means.append(torch.where(active[:, None], (w[:, None, :] @ X)[:, 0], torch.nan))
-            wsum.append(torch.where(iterations == k + 1, c.sum(1), torch.nan))
-        active = step & (c.sum(1) > floor)
-    if bool(active.any()):
+            wsum.append(torch.where(iterations == k + 1, c_sum[:, 0], torch.nan))
+        active = step & (c_sum[:, 0] > floor)
+        running = bool(active.any())
+    if running:
         warnings.warn(f"CAF ({max_over}) reached its cap of {cap} iterations with sum c > n - 2f in "
                       f"{int(active.sum())} of {R} replicates; the estimate is the best iterate so far",
                       CafIterationCapWarning, stacklevel=2)

@@ -69,9 +69,14 @@ def strongly_convex_schedule(L: float, mu: float) -> tuple[Callable[[int], float
 
 
 def clip(g: torch.Tensor, C: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """Clip(g; C) = g min(1, C/||g||) over the last axis (Clip(0) = 0), and the norms before clipping."""
+    """Clip(g; C) = g min(1, C/||g||) over the last axis (Clip(0) = 0), and the norms before clipping.
+
+    When no norm exceeds C every scale is 1 and g comes back as it is (g 1 = g exactly)."""
     norm = torch.linalg.vector_norm(g, dim=-1, keepdim=True)
-    scale = torch.where(norm > C, C / torch.where(norm > 0, norm, 1.0), torch.ones_like(norm))
+    over = norm > C
+    if not bool(over.any()):
+        return g, norm[..., 0]
+    scale = torch.where(over, C / torch.where(norm > 0, norm, 1.0), torch.ones_like(norm))
     return g * scale, norm[..., 0]
 
 
@@ -153,7 +158,9 @@ def cafcor(problem, theta0: torch.Tensor, *, f: int, T: int, gamma: Schedule, be
             context["flipped_gradients"] = problem.batch_grad(theta, idx, flip_labels=True)
         if t >= 1:
             g, norms = clip(problem.batch_grad(theta, idx), C)
-            clipped += (norms > C).to(dt).mean(1)
+            over = norms > C
+            if bool(over.any()):  # else the round adds exact zeros
+                clipped += over.to(dt).mean(1)
             max_norm = torch.maximum(max_norm, norms.amax(1))
             if seeds is None:
                 xi = noise.draw(generator)[:, :h]
@@ -162,14 +169,17 @@ def cafcor(problem, theta0: torch.Tensor, *, f: int, T: int, gamma: Schedule, be
                       + noise.sigma_ind * independent_noise(generator, R, h, d, 1.0, dt, dev))
             b_prev = _at(beta, t - 1, M)
             M = b_prev * M + (1.0 - b_prev) * (g + xi)
-        byz = attack_fn(M, f, generator=generator, **context, **a_opts)
-        agg = agg_fn(torch.cat([M, byz], 1), f, **g_opts)
+        byz = attack_fn(M, f, generator=generator, **context, **a_opts)  # called at f = 0 too: some attacks draw
+        X = M if f == 0 else torch.cat([M, byz], 1)  # f = 0: the aggregator reads the honest messages themselves
+        agg = agg_fn(X, f, **g_opts)
+        grad_h = problem.honest_gradient(theta) if (t in want and has_grad) or record_gradient_norms else None
         if t in want:
-            agg_err.append(((agg - M.mean(1)) ** 2).sum(-1))
+            m_bar = M.mean(1)
+            agg_err.append(((agg - m_bar) ** 2).sum(-1))
             drift.append(honest_drift(M))
-            dev_t.append(((M.mean(1) - problem.honest_gradient(theta)) ** 2).sum(-1) if has_grad else nan)
+            dev_t.append(((m_bar - grad_h) ** 2).sum(-1) if has_grad else nan)
         if record_gradient_norms:
-            gsum = gsum + (problem.honest_gradient(theta) ** 2).sum(-1)
+            gsum = gsum + (grad_h ** 2).sum(-1)
         theta = theta - _at(gamma, t, theta) * agg
     rounds_with_grads = max(T - 1, 1)
     return CafCorRun(checkpoints=cps, theta=torch.stack(thetas), aggregation_error=torch.stack(agg_err),

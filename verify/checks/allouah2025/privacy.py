@@ -26,6 +26,7 @@ from analytic.papers import allouah2025 as A
 from verify import figspec
 from verify.correlated_noise import (
     SharedSeeds,
+    StreamMemo,
     correlated_noise,
     gaussian_llr,
     pair_noise,
@@ -291,9 +292,10 @@ C4_TITLE = "Server's de-noised view of the honest rows has covariance a I - s_co
 def _view_moments(ctx: Context, n: int, f: int, q: int, s_cor2: float, s_ind2: float, N: int, d: int, stream: str):
     seeds = _seeds(ctx, stream, n)
     honest, _, colluders = _worker_sets(n, f, q)
+    memo = StreamMemo(seeds, [(i, j) for i in honest for j in colluders])  # the server's streams: drawn once
     xi = protocol_noise(seeds, 0, N, d, math.sqrt(s_cor2), math.sqrt(s_ind2), ctx.generator(stream + "/ind"),
-                        ctx.dtype, ctx.torch_device)
-    view = server_view(xi, seeds, 0, honest, colluders, math.sqrt(s_cor2))  # inputs 0: the view is the noise
+                        ctx.dtype, ctx.torch_device, memo)
+    view = server_view(xi, seeds, 0, honest, colluders, math.sqrt(s_cor2), memo)  # inputs 0: the view is the noise
     return second_moments(view.permute(0, 2, 1).reshape(-1, len(honest)))
 
 
@@ -455,10 +457,11 @@ def _protocol_views(ctx: Context, n: int, f: int, qs: tuple[int, ...], s_cor2: f
     of colluders in ``qs``, all from the same protocol draw."""
     seeds = _seeds(ctx, stream, n)
     honest, _, _ = _worker_sets(n, f, 0)
+    memo = StreamMemo(seeds, [(i, j) for i in honest for j in _worker_sets(n, f, max(qs))[2]])  # drawn once
     xi = protocol_noise(seeds, 0, N, 1, math.sqrt(s_cor2), math.sqrt(s_ind2), ctx.generator(stream + "/ind"),
-                        ctx.dtype, ctx.torch_device)
-    return {q: server_view(xi, seeds, 0, honest, _worker_sets(n, f, q)[2], math.sqrt(s_cor2))[..., 0].to(torch.float64)
-            for q in qs}
+                        ctx.dtype, ctx.torch_device, memo)
+    return {q: server_view(xi, seeds, 0, honest, _worker_sets(n, f, q)[2], math.sqrt(s_cor2), memo)[..., 0]
+            .to(torch.float64) for q in qs}
 
 
 def _privacy_loss_batch(ctx: Context, b: int, n: int, f: int, q: int, s_cor2: float, s_ind2: float, C: float,
@@ -703,8 +706,9 @@ def _honest_sum_exposure(ctx: Context, n: int, f: int, q: int, s_cor: float, R: 
     honest, _, colluders = _worker_sets(n, f, q)
     g = ctx.generator(stream + "/x")
     x = torch.randn(R, n, d, generator=g, dtype=ctx.dtype, device=ctx.torch_device)
-    msgs = x + correlated_noise(seeds, 0, R, d, s_cor, ctx.dtype, ctx.torch_device)
-    view = server_view(msgs, seeds, 0, honest, colluders, s_cor)
+    memo = StreamMemo(seeds, [(i, j) for i in honest for j in colluders])  # the server's streams: drawn once
+    msgs = x + correlated_noise(seeds, 0, R, d, s_cor, ctx.dtype, ctx.torch_device, memo)
+    view = server_view(msgs, seeds, 0, honest, colluders, s_cor, memo)
     err_view = (view.sum(1) - x[:, honest].sum(1)).to(torch.float64)
     err_all = (msgs.sum(1) - x.sum(1)).to(torch.float64)
     return err_view.cpu().numpy(), err_all.cpu().numpy()
