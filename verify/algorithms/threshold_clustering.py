@@ -419,7 +419,8 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     budget = TC_BLOCK_BYTES if Z.device.type == "cpu" else TC_BLOCK_BYTES_CUDA
     rows = R if tau is None else max(1, min(R, budget // max(1, N * d * Z.element_size())))
     if (cache is not None and tau is not None and V.dtype == Z.dtype == torch.float64 and not V.requires_grad
-            and not Z.requires_grad and (same or torch.equal(cache.tau, tau))):  # (step_cache checked this tau: gram_applies)
+            and not Z.requires_grad
+            and (same or torch.equal(cache.tau, tau))):  # (step_cache checked this tau: gram_applies)
         _cached_sums(Z, V, tau, inclusive, cache, rows)
         return (cache.in_sum.clone(), cache.count.clone(), tau,
                 cache.inside.clone() if want_inside else None)

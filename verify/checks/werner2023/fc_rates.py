@@ -348,8 +348,8 @@ def _momentum_run(update, x0: torch.Tensor, eta: torch.Tensor, T: int, beta: flo
 FIG3_METHODS = ("FC", "GT", "Local", "FedAvg", "IFCA")
 
 
-def _fig3_setting(ctx: Context, K: int, n: int, R: int, T: int, steps: int, etas, beta: float, radius_rule: str = "strict",
-                  methods=FIG3_METHODS) -> dict:
+def _fig3_setting(ctx: Context, K: int, n: int, R: int, T: int, steps: int, etas, beta: float,
+                  radius_rule: str = "strict", methods=FIG3_METHODS) -> dict:
     """Final mean_i ||x_i - x*_k(i)|| per replicate of FC, GT, Local, FedAvg and IFCA on the paper's regression, each at
     the step of ``etas`` with the lowest median over the replicates (section 4.1: "We tune the learning rate separately
     for each algorithm through grid search"), plus the chosen steps. ``methods``: those to run (none of them draws
@@ -382,7 +382,8 @@ def _fig3_setting(ctx: Context, K: int, n: int, R: int, T: int, steps: int, etas
         xT = _momentum_run(upd, x0 if name != "FedAvg" else x0.mean(1, keepdim=True).expand_as(x0), eta, T, beta)
         err[name] = torch.linalg.vector_norm(xT - opt, dim=-1).mean(-1)
     if "IFCA" in methods:
-        it = ifca(big, theta0.repeat(E, 1, 1), eta, T, option="I", record_grads=False)  # the code's IFCA: no momentum, / N
+        # the code's IFCA: no momentum, the members' sum / N
+        it = ifca(big, theta0.repeat(E, 1, 1), eta, T, option="I", record_grads=False)
         models = it.theta[-1].gather(1, it.assign[-1][..., None].expand(-1, -1, D_DIM))
         err["IFCA"] = torch.linalg.vector_norm(models - opt, dim=-1).mean(1)
     res, chosen = {}, {}
