@@ -215,7 +215,7 @@ def step_cache(Z: torch.Tensor, V: torch.Tensor, radius) -> StepCache | None:
     """A :class:`StepCache` for the steps of one clustering of the points ``Z`` when it applies (float64, tau known
     beforehand), else None."""
     tau = static_radius(radius, Z.shape[0], V.shape[1], Z)
-    return StepCache(Z, V.shape[1], tau) if gram_applies(Z, V, tau) else None
+    return StepCache(Z, V.shape[1], tau, radius) if gram_applies(Z, V, tau) else None
 
 
 def gram_applies(Z: torch.Tensor, V: torch.Tensor, tau: torch.Tensor | None) -> bool:
@@ -364,8 +364,13 @@ class StepCache:
     masked_sum): the same balls, the centers within rounding (~1e-15 relative) of the bmm sums'. With few centers
     (``EXACT_MAX_K``) the balls and slacks come from exact differences (:func:`exact_balls`) instead."""
 
-    def __init__(self, Z: torch.Tensor, K: int, tau: torch.Tensor):
+    def __init__(self, Z: torch.Tensor, K: int, tau: torch.Tensor, radius=None):
+        from verify.aggregators.classic import gram_error_factor
+
         R, N, d = Z.shape
+        self.radius = radius  # the radius object tau came from: a step with this very object reuses tau
+        self.c = gram_error_factor(d)  # the rounding factor of the slack test, per run
+        self.c_tau = self.c * tau[:, None]  # its tau term [R, 1, K], per run
         self.z_sq = Z.new_empty(R, N)  # the points' squared norms, filled block by block by the first step
         self.z_max = Z.new_empty(R, 1, 1)
         self.z_safe = True
@@ -379,12 +384,11 @@ class StepCache:
         self.fresh = True
 
     def stale_rows(self, V: torch.Tensor) -> torch.Tensor:
-        """The replicates whose balls may have changed since their anchors (a 1-D index tensor)."""
-        from verify.aggregators.classic import gram_error_factor
-
-        c = gram_error_factor(V.shape[-1])
+        """The replicates whose balls may have changed since their anchors (a 1-D index tensor): those with a center
+        v_k and no anchor a with m (1 + c) + c tau_k < h (1 - c), m = ||v_k - a||, h its slack."""
+        c = self.c
         moved = torch.linalg.vector_norm(V[:, None] - self.anchor, dim=-1)  # [R, 1 + len(AHEAD), K]
-        safe = moved * (1.0 + c) + c * self.tau[:, None] < self.slack * (1.0 - c)
+        safe = moved * (1.0 + c) + self.c_tau < self.slack * (1.0 - c)
         return (~safe.any(1).all(-1)).nonzero()[:, 0]
 
 
@@ -406,7 +410,8 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     the same rows; tests/verify/test_threshold_clustering.py)."""
     R, N, d = Z.shape
     K = V.shape[1]
-    tau = static_radius(radius, R, K, Z)
+    same = cache is not None and radius is cache.radius  # the radius the cache was made for: its tau, not again
+    tau = cache.tau if same else static_radius(radius, R, K, Z)
     native = _native(Z, V, tau)
     if native is not None:
         S, C, inside = native.tc_sums(Z.contiguous(), V.contiguous(), tau.contiguous(), inclusive, want_inside)
@@ -414,7 +419,8 @@ def step_sums(Z: torch.Tensor, V: torch.Tensor, radius, *, inclusive: bool = Tru
     budget = TC_BLOCK_BYTES if Z.device.type == "cpu" else TC_BLOCK_BYTES_CUDA
     rows = R if tau is None else max(1, min(R, budget // max(1, N * d * Z.element_size())))
     if (cache is not None and tau is not None and V.dtype == Z.dtype == torch.float64 and not V.requires_grad
-            and not Z.requires_grad and torch.equal(cache.tau, tau)):  # (step_cache checked this tau: gram_applies)
+            and not Z.requires_grad
+            and (same or torch.equal(cache.tau, tau))):  # (step_cache checked this tau: gram_applies)
         _cached_sums(Z, V, tau, inclusive, cache, rows)
         return (cache.in_sum.clone(), cache.count.clone(), tau,
                 cache.inside.clone() if want_inside else None)

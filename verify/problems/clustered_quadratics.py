@@ -108,7 +108,7 @@ class ClusteredQuadratics(ClientProblem):
         ref = self.x_star if like is None else like
         xi = torch.randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
         B = per_replicate(batch_size, xi)
-        return xi * (self.sigma / math.sqrt(self.dim)) / (torch.sqrt(B) if isinstance(B, torch.Tensor) else math.sqrt(B))
+        return xi.mul_(self.sigma / math.sqrt(self.dim)).div_(torch.sqrt(B) if isinstance(B, torch.Tensor) else math.sqrt(B))
 
     def stochastic_grad(self, X: torch.Tensor, generator: torch.Generator | None = None, batch_size=1) -> torch.Tensor:
         g = self.grad(X)

@@ -53,6 +53,9 @@ class ClusteredRegression(ClientProblem):
     W: torch.Tensor  # [R, K, d] planted cluster optima
     true_labels: tuple[int, ...]
     name: str = "planted clustered linear regression"
+    #: copies of each instance: H holds R / tile distinct Hessians, replicate r uses H[r // tile] (b, c, W have all R
+    #: rows); :meth:`repeated` with ``interleave`` makes restarts this way instead of copying H ``times`` times
+    tile: int = 1
 
     @property
     def n_clients(self) -> int:
@@ -64,7 +67,11 @@ class ClusteredRegression(ClientProblem):
 
     @property
     def replicates(self) -> int:
-        return self.H.shape[0]
+        return self.b.shape[0]
+
+    def hessians(self) -> torch.Tensor:
+        """H_j for every replicate ``[R, N, d, d]`` (a copy of each distinct instance per tile)."""
+        return self.H if self.tile == 1 else self.H.repeat_interleave(self.tile, 0)
 
     def _flat(self, X: torch.Tensor) -> torch.Tensor:
         """``[R, ..., N, d] -> [R, M, N, d]`` (M = product of the middle axes)."""
@@ -74,10 +81,19 @@ class ClusteredRegression(ClientProblem):
         return X.reshape(X.shape[0], -1, self.n_clients, self.dim)
 
     def _hx(self, Xf: torch.Tensor) -> torch.Tensor:
-        """H_j x for ``Xf [R, M, N, d]`` as one batched matmul over (replicate, client)."""
+        """H_j x for ``Xf [R, M, N, d]`` as one batched matmul over (distinct instance, client). With ``tile`` > 1 the
+        copies of an instance share its H_j, so their points are the rows of one product [x_1 ... x_{tile M}]^T H_j^T
+        (H read once for all copies, the faster orientation: 20 ms against 36 ms for 640 clients, d 100, 20 points):
+        within rounding of the single-copy product (tests/verify/test_clustered_regression_tile.py)."""
         R, M, N, d = Xf.shape
-        HX = self.H.reshape(R * N, d, d) @ Xf.permute(0, 2, 3, 1).reshape(R * N, d, M)
-        return HX.reshape(R, N, d, M).permute(0, 3, 1, 2)
+        t = self.tile
+        if t == 1:
+            HX = self.H.reshape(R * N, d, d) @ Xf.permute(0, 2, 3, 1).reshape(R * N, d, M)
+            return HX.reshape(R, N, d, M).permute(0, 3, 1, 2)
+        R0 = R // t
+        Xt = Xf.reshape(R0, t, M, N, d).permute(0, 3, 1, 2, 4).reshape(R0 * N, t * M, d)
+        XH = torch.bmm(Xt, self.H.reshape(R0 * N, d, d).transpose(1, 2))  # (H_j X)^T = X^T H_j^T: 1.8x H_j X here
+        return XH.reshape(R0, N, t, M, d).permute(0, 2, 3, 1, 4).reshape(R, M, N, d)
 
     def loss_and_grad(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         Xf = self._flat(X)
@@ -95,8 +111,13 @@ class ClusteredRegression(ClientProblem):
         """The same instances ``times`` times along the replicate axis, so that restarts or a step-size grid run as
         one batch on exactly the same data: replicate r's copy i is row ``r * times + i`` (``interleave``) or
         ``i * R + r`` (blocks)."""
-        rep = (lambda t: t.repeat_interleave(times, 0)) if interleave else (lambda t: t.repeat(times, *([1] * (t.dim() - 1))))
-        return ClusteredRegression(rep(self.H), rep(self.b), rep(self.c), rep(self.W), self.true_labels, self.name)
+        if interleave:  # H itself is not copied: the copies share it (``tile``)
+            rep = lambda t: t.repeat_interleave(times, 0)
+            return ClusteredRegression(self.H, rep(self.b), rep(self.c), rep(self.W), self.true_labels, self.name,
+                                       tile=self.tile * times)
+        rep = lambda t: t.repeat(times, *([1] * (t.dim() - 1)))
+        return ClusteredRegression(rep(self.hessians()), rep(self.b), rep(self.c), rep(self.W), self.true_labels,
+                                   self.name)
 
     def optima(self) -> torch.Tensor:
         lab = torch.as_tensor(self.true_labels, device=self.W.device)
@@ -104,7 +125,8 @@ class ClusteredRegression(ClientProblem):
 
     def smoothness(self) -> torch.Tensor:
         """L_j = lambda_max(H_j) per replicate and client ``[R, N]`` (Assumption 7 (21))."""
-        return torch.linalg.eigvalsh(self.H)[..., -1]
+        L = torch.linalg.eigvalsh(self.H)[..., -1]
+        return L if self.tile == 1 else L.repeat_interleave(self.tile, 0)
 
     def gradients_at_models(self, models: torch.Tensor) -> torch.Tensor:
         """Every client's gradient at each of B models, ``models [R, B, d] -> [R, B, N, d]``: H_j m_b - b_j as one
@@ -118,8 +140,9 @@ class ClusteredRegression(ClientProblem):
     @cached_property
     def _stacked_hessians(self) -> torch.Tensor:
         """H laid out as ``[R, d, N d]`` with [r, a, (j, c)] = H_j[a, c], computed once."""
-        R, N, d, _ = self.H.shape
-        return self.H.permute(0, 2, 1, 3).reshape(R, d, N * d)
+        H = self.hessians()
+        R, N, d, _ = H.shape
+        return H.permute(0, 2, 1, 3).reshape(R, d, N * d)
 
 
 
