@@ -100,15 +100,22 @@ def residual_moment(X1: torch.Tensor, y1: torch.Tensor, X2: torch.Tensor, y2: to
     H = theta.shape[1]
     X1, X2, thT = X1.contiguous(), X2.contiguous(), theta.transpose(1, 2).contiguous()  # strided operands slow bmm 2-3x
     w = (y1[..., None] - X1 @ thT) * (y2[..., None] - X2 @ thT)  # [R, m, H]
-    per_client = H * d if H < d else d * d
+    few = H < d
+    per_client = H * d if few else d * d
     block = max(1, _BLOCK_ELEMENTS // (R * per_client))
-    Y = torch.zeros(R, H * d if H < d else H, d if H < d else d * d, dtype=X1.dtype, device=X1.device)
+    Y = torch.zeros(R, H * d if few else H, d if few else d * d, dtype=X1.dtype, device=X1.device)
+    scratch = torch.empty(R * min(block, m) * per_client, dtype=X1.dtype, device=X1.device)  # one buffer for all blocks
     for s in range(0, m, block):
         x1, x2, wb = X1[:, s:s + block], X2[:, s:s + block], w[:, s:s + block]
-        if H < d:
-            Y += (wb[..., None] * x1[:, :, None, :]).reshape(R, -1, H * d).transpose(1, 2) @ x2
+        nb = x1.shape[1]
+        if few:
+            prod = scratch[:R * nb * per_client].view(R, nb, H, d)
+            torch.mul(wb[..., None], x1[:, :, None, :], out=prod)
+            Y += prod.view(R, nb, H * d).transpose(1, 2) @ x2
         else:
-            Y += wb.transpose(1, 2) @ (x1[..., :, None] * x2[..., None, :]).reshape(R, -1, d * d)
+            prod = scratch[:R * nb * per_client].view(R, nb, d, d)
+            torch.mul(x1[..., :, None], x2[..., None, :], out=prod)
+            Y += wb.transpose(1, 2) @ prod.view(R, nb, d * d)
     return (Y / m).reshape(R, H, d, d)
 
 
