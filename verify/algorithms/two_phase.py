@@ -112,6 +112,18 @@ class Phase2Round:
         quad = (Gt * theta.transpose(1, 2)[:, None]).sum(2)
         return self.cy[..., None] - 2 * self.b @ theta.transpose(1, 2) + quad
 
+    def losses_many(self, thetas: torch.Tensor) -> torch.Tensor:
+        """:meth:`losses` at T models at once, ``thetas [T, R, k, d] -> [T, R, M, k]``: without Gram matrices, one
+        product phi [theta_1 ... theta_T] and one segment sum of the squared residuals over all T k blocks (each
+        residual is the same dot product as :meth:`losses` takes, up to the product's summation order)."""
+        if self.backend == "gram":
+            return torch.stack([self.losses(th) for th in thetas])
+        fed = self.fed
+        T, R, k, d = thetas.shape
+        res = self.fed.X @ thetas.permute(1, 3, 0, 2).reshape(R, d, T * k)  # [R, P, T k]
+        sq = res.sub_(fed.y[..., None]).square_()
+        return fed.client_sum(sq).reshape(R, fed.M, T, k).permute(2, 0, 1, 3)
+
     def assign(self, theta: torch.Tensor) -> torch.Tensor:
         """z_{i,t} by eq. (8) (or the true labels for the oracle-label variant), ``[R, M]``."""
         return self.fed.z if self.label_rule == "oracle" else self.losses(theta).argmin(-1)
