@@ -132,8 +132,8 @@ def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generat
 
     def labels_and_loss(th):
         thT = th.transpose(1, 2)
-        quad = ((G2 @ thT).reshape(Rb, Mc, d, k) * thT[:, None]).sum(2)
-        loss = cy[..., None] - 2 * (b @ thT) + quad
+        quad = (G2 @ thT).view(Rb, Mc, d, k).mul_(thT[:, None]).sum(2)  # theta_j^T G_i theta_j
+        loss = (b @ thT).mul_(-2).add_(cy[..., None]).add_(quad)  # c_i - 2 b_i^T theta_j + theta_j^T G_i theta_j
         return loss.argmin(-1), loss.amin(-1).sum(-1) / (2 * fed.N)
 
     at_early, z_prev = theta, None
