@@ -106,6 +106,21 @@ def _first_replicates(fed, R: int):
     return MixedRegression(sub, fed.sizes, fed.z[:R], fed.X[:R], fed.y[:R], fed.zeta[:R], fed.seg)
 
 
+def gram_statistics(G: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """Each client's sufficient statistics in one row [vec G_i, b_i, c_i], ``[R, M, d^2 + d + 1]``."""
+    return torch.cat([G.flatten(-2), b, c[..., None]], -1)
+
+
+def block_losses(stats: torch.Tensor, theta: torch.Tensor) -> torch.Tensor:
+    """||y_i - phi_i theta_j||^2 = <G_i, theta_j theta_j^T> - 2 b_i^T theta_j + c_i for every client and block, ``[R, M,
+    k]``, from ``stats`` of :func:`gram_statistics` and ``theta [R, k, d]``: one product with the rows
+    [vec(theta_j theta_j^T), -2 theta_j, 1]."""
+    R, k, d = theta.shape
+    outer = (theta[..., :, None] * theta[..., None, :]).reshape(R, k, d * d)
+    coef = torch.cat([outer, -2 * theta, torch.ones(R, k, 1, dtype=theta.dtype, device=theta.device)], -1)
+    return stats @ coef.transpose(1, 2)
+
+
 def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generator, *, s: int = S_LOCAL,
                   early: int = 60, tol: float = 1e-12) -> dict:
     """IFCA as its authors run it on random starts (GCYR20: "random initialization with multiple restarts"): ``restarts``
@@ -128,12 +143,11 @@ def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generat
     theta = ball_starts(R * restarts, k, d, fed.model.radius.repeat_interleave(restarts), generator)
 
     Rb, Mc = G.shape[:2]
-    G2, Mw2 = G.reshape(Rb, Mc * d, d), torch.cat([Mw.reshape(Rb, Mc, d * d), ww], -1)  # one product gives A_j and c_j
+    Mw2 = torch.cat([Mw.reshape(Rb, Mc, d * d), ww], -1)  # one product gives A_j and c_j
+    stats = gram_statistics(G, b, cy)
 
     def labels_and_loss(th):
-        thT = th.transpose(1, 2)
-        quad = (G2 @ thT).view(Rb, Mc, d, k).mul_(thT[:, None]).sum(2)  # theta_j^T G_i theta_j
-        loss = (b @ thT).mul_(-2).add_(cy[..., None]).add_(quad)  # c_i - 2 b_i^T theta_j + theta_j^T G_i theta_j
+        loss = block_losses(stats, th)
         return loss.argmin(-1), loss.amin(-1).sum(-1) / (2 * fed.N)
 
     at_early, z_prev = theta, None
