@@ -28,6 +28,7 @@ starts in the R-ball, docs/papers/su2022.md §2.7) and the two-phase method (The
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import torch
@@ -107,10 +108,11 @@ class Phase2Round:
         fed = self.fed
         if self.backend != "gram":
             return fed.client_sum(self._residuals(theta) ** 2)
-        R, M, d = fed.R, fed.M, fed.d
-        Gt = (self.G.reshape(R, M * d, d) @ theta.transpose(1, 2)).reshape(R, M, d, -1)  # G_i theta_j
-        quad = (Gt * theta.transpose(1, 2)[:, None]).sum(2)
-        return self.cy[..., None] - 2 * self.b @ theta.transpose(1, 2) + quad
+        return self._gram_rows @ quadratic_coefficients(theta).transpose(1, 2)
+
+    @cached_property
+    def _gram_rows(self) -> torch.Tensor:
+        return gram_rows(self.G, self.b, self.cy)
 
     def losses_many(self, thetas: torch.Tensor) -> torch.Tensor:
         """:meth:`losses` at T models at once, ``thetas [T, R, k, d] -> [T, R, M, k]``: without Gram matrices, one
@@ -192,6 +194,19 @@ class Phase2Round:
         blocks = torch.zeros(fed.R, theta.shape[1], fed.N, dtype=theta.dtype, device=theta.device)
         blocks.scatter_(1, z_point[:, None], (self.weight_point * a)[:, None])  # [R, k, P]
         return theta + blocks @ fed.X, z
+
+
+def gram_rows(G: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """Each client's sufficient statistics as one row [vec G_i, b_i, c_i], ``[R, M, d^2 + d + 1]``."""
+    return torch.cat([G.flatten(-2), b, c[..., None]], -1)
+
+
+def quadratic_coefficients(theta: torch.Tensor) -> torch.Tensor:
+    """Rows [vec(theta_j theta_j^T), -2 theta_j, 1] ``[R, k, d^2 + d + 1]``: their product with a client's
+    [vec G_i, b_i, c_i] is ||y_i - phi_i theta_j||^2 = <G_i, theta_j theta_j^T> - 2 b_i^T theta_j + c_i."""
+    R, k, d = theta.shape
+    outer = (theta[..., :, None] * theta[..., None, :]).reshape(R, k, d * d)
+    return torch.cat([outer, -2 * theta, torch.ones(R, k, 1, dtype=theta.dtype, device=theta.device)], -1)
 
 
 def clustering_errors(fed: MixedRegression, z_hat: torch.Tensor, match: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

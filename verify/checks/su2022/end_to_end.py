@@ -25,8 +25,10 @@ from verify.algorithms.two_phase import (
     clustering_errors,
     fedx_clustering,
     frozen_centre_count,
+    gram_rows,
     kappa,
     oracle_ols,
+    quadratic_coefficients,
     success,
     two_phase,
     weighted_least_squares,
@@ -106,21 +108,6 @@ def _first_replicates(fed, R: int):
     return MixedRegression(sub, fed.sizes, fed.z[:R], fed.X[:R], fed.y[:R], fed.zeta[:R], fed.seg)
 
 
-def gram_statistics(G: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
-    """Each client's sufficient statistics in one row [vec G_i, b_i, c_i], ``[R, M, d^2 + d + 1]``."""
-    return torch.cat([G.flatten(-2), b, c[..., None]], -1)
-
-
-def block_losses(stats: torch.Tensor, theta: torch.Tensor) -> torch.Tensor:
-    """||y_i - phi_i theta_j||^2 = <G_i, theta_j theta_j^T> - 2 b_i^T theta_j + c_i for every client and block, ``[R, M,
-    k]``, from ``stats`` of :func:`gram_statistics` and ``theta [R, k, d]``: one product with the rows
-    [vec(theta_j theta_j^T), -2 theta_j, 1]."""
-    R, k, d = theta.shape
-    outer = (theta[..., :, None] * theta[..., None, :]).reshape(R, k, d * d)
-    coef = torch.cat([outer, -2 * theta, torch.ones(R, k, 1, dtype=theta.dtype, device=theta.device)], -1)
-    return stats @ coef.transpose(1, 2)
-
-
 def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generator, *, s: int = S_LOCAL,
                   early: int = 60, tol: float = 1e-12) -> dict:
     """IFCA as its authors run it on random starts (GCYR20: "random initialization with multiple restarts"): ``restarts``
@@ -144,10 +131,10 @@ def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generat
 
     Rb, Mc = G.shape[:2]
     Mw2 = torch.cat([Mw.reshape(Rb, Mc, d * d), ww], -1)  # one product gives A_j and c_j
-    stats = gram_statistics(G, b, cy)
+    stats = gram_rows(G, b, cy)
 
-    def labels_and_loss(th):
-        loss = block_losses(stats, th)
+    def labels_and_loss(th):  # ||y_i - phi_i theta_j||^2 for every client and block: one product
+        loss = stats @ quadratic_coefficients(th).transpose(1, 2)
         return loss.argmin(-1), loss.amin(-1).sum(-1) / (2 * fed.N)
 
     at_early, z_prev = theta, None
