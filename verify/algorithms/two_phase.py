@@ -281,10 +281,7 @@ def preconditioners(fed: MixedRegression, eta, local: str = "fedavg", s: int = 1
     S = c * Phi @ Phi.transpose(-1, -2)
     if local == "fedprox":
         return torch.linalg.inv(eye + S), Phi, y, mask
-    P, power = torch.zeros_like(S), eye.expand_as(S)
-    for _ in range(s):
-        P, power = P + power, power @ (eye - S)
-    return P, Phi, y, mask
+    return matrix_power_sum(eye - S, s), Phi, y, mask
 
 
 def lemma1_update(fed: MixedRegression, theta: torch.Tensor, z: torch.Tensor, eta, local: str = "fedavg",
@@ -309,10 +306,19 @@ def client_normal_equations(fed: MixedRegression, eta, local: str = "fedavg", s:
     if local == "fedprox":
         A = torch.linalg.inv(eye + c * G)
         return A @ G, (A @ b[..., None])[..., 0]
-    S, power = torch.zeros_like(G), eye.expand_as(G)
-    for _ in range(s):
-        S, power = S + power, power @ (eye - c * G)
+    S = matrix_power_sum(eye - c * G, s)
     return S @ G, (S @ b[..., None])[..., 0]
+
+
+def matrix_power_sum(A: torch.Tensor, s: int) -> torch.Tensor:
+    """sum_{l<s} A^l for a batch of square matrices ``A [..., n, n]``: s - 2 products (A^0 = I and A^1 = A
+    are not multiplied out, and the power after the last term is not formed)."""
+    eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+    S, power = eye.expand_as(A).clone(), None
+    for _ in range(1, s):
+        power = A if power is None else power @ A
+        S = S + power
+    return S
 
 
 def weighted_least_squares(fed: MixedRegression, z: torch.Tensor, eta, local: str = "fedavg", s: int = 1) -> torch.Tensor:
