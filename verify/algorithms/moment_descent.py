@@ -98,25 +98,45 @@ def residual_moment(X1: torch.Tensor, y1: torch.Tensor, X2: torch.Tensor, y2: to
     """
     R, m, d = X1.shape
     H = theta.shape[1]
-    X1, X2, thT = X1.contiguous(), X2.contiguous(), theta.transpose(1, 2).contiguous()  # strided operands slow bmm 2-3x
-    w = (y1[..., None] - X1 @ thT) * (y2[..., None] - X2 @ thT)  # [R, m, H]
+    X1, X2 = (_contiguous(X, f"x{i}") for i, X in ((1, X1), (2, X2)))  # strided operands slow bmm 2-3x
+    thT = theta.transpose(1, 2).contiguous()
+    r1, r2 = (torch.bmm(X, thT, out=_workspace(f"r{i}", (R, m, H), X)) for i, X in ((1, X1), (2, X2)))
+    w = r1.neg_().add_(y1[..., None]).mul_(r2.neg_().add_(y2[..., None]))  # r_i1 r_i2 = (y_i1 - <x_i1, theta_h>)(...)
     few = H < d
     per_client = H * d if few else d * d
     block = max(1, _BLOCK_ELEMENTS // (R * per_client))
     Y = torch.zeros(R, H * d if few else H, d if few else d * d, dtype=X1.dtype, device=X1.device)
-    scratch = torch.empty(R * min(block, m) * per_client, dtype=X1.dtype, device=X1.device)  # one buffer for all blocks
     for s in range(0, m, block):
         x1, x2, wb = X1[:, s:s + block], X2[:, s:s + block], w[:, s:s + block]
         nb = x1.shape[1]
         if few:
-            prod = scratch[:R * nb * per_client].view(R, nb, H, d)
-            torch.mul(wb[..., None], x1[:, :, None, :], out=prod)
+            prod = torch.mul(wb[..., None], x1[:, :, None, :], out=_workspace("block", (R, nb, H, d), X1))
             Y += prod.view(R, nb, H * d).transpose(1, 2) @ x2
         else:
-            prod = scratch[:R * nb * per_client].view(R, nb, d, d)
-            torch.mul(x1[..., :, None], x2[..., None, :], out=prod)
+            prod = torch.mul(x1[..., :, None], x2[..., None, :], out=_workspace("block", (R, nb, d, d), X1))
             Y += wb.transpose(1, 2) @ prod.view(R, nb, d * d)
     return (Y / m).reshape(R, H, d, d)
+
+
+_WORKSPACE: dict[str, torch.Tensor] = {}
+_WORKSPACE_KEPT = 1 << 24  # buffers up to this many elements (128 MiB in float64) are kept between calls
+
+
+def _workspace(name: str, shape, like: torch.Tensor) -> torch.Tensor:
+    """A contiguous ``shape`` view of a per-process buffer kept between calls (grown when too small): fresh large
+    temporaries cost a page fault per 4 KiB on every call, more than the arithmetic of residual_moment."""
+    numel = math.prod(shape)
+    buf = _WORKSPACE.get(name)
+    if buf is None or buf.numel() < numel or buf.dtype != like.dtype or buf.device != like.device:
+        buf = torch.empty(numel, dtype=like.dtype, device=like.device)
+        if numel <= _WORKSPACE_KEPT:
+            _WORKSPACE[name] = buf
+    return buf[:numel].view(shape)
+
+
+def _contiguous(X: torch.Tensor, name: str) -> torch.Tensor:
+    """``X`` itself when contiguous, else its copy in the workspace ``name``."""
+    return X if X.is_contiguous() else _workspace(name, tuple(X.shape), X).copy_(X)
 
 
 def expected_moment(model: MixtureModel, theta: torch.Tensor) -> torch.Tensor:
