@@ -31,7 +31,7 @@ import torch
 
 from analytic.errors import InputError, require
 from verify.algorithms.orthogonal_iteration import orthogonal_iteration, random_orthonormal
-from verify.problems.mixed_regression import MixtureModel
+from verify.problems.mixed_regression import MixtureModel, workspace as _workspace
 
 SIGN_RULES = ("first_moment", "none", "oracle")
 SIGMA_RULES = ("rayleigh", "norm", "eigen")
@@ -98,9 +98,9 @@ def residual_moment(X1: torch.Tensor, y1: torch.Tensor, X2: torch.Tensor, y2: to
     """
     R, m, d = X1.shape
     H = theta.shape[1]
-    X1, X2 = (_contiguous(X, f"x{i}") for i, X in ((1, X1), (2, X2)))  # strided operands slow bmm 2-3x
+    X1, X2 = (_contiguous(X, f"residual_moment/x{i}") for i, X in ((1, X1), (2, X2)))  # strided operands slow bmm 2-3x
     thT = theta.transpose(1, 2).contiguous()
-    r1, r2 = (torch.bmm(X, thT, out=_workspace(f"r{i}", (R, m, H), X)) for i, X in ((1, X1), (2, X2)))
+    r1, r2 = (torch.bmm(X, thT, out=_workspace(f"residual_moment/r{i}", (R, m, H), X)) for i, X in ((1, X1), (2, X2)))
     w = r1.neg_().add_(y1[..., None]).mul_(r2.neg_().add_(y2[..., None]))  # r_i1 r_i2 = (y_i1 - <x_i1, theta_h>)(...)
     few = H < d
     per_client = H * d if few else d * d
@@ -110,28 +110,12 @@ def residual_moment(X1: torch.Tensor, y1: torch.Tensor, X2: torch.Tensor, y2: to
         x1, x2, wb = X1[:, s:s + block], X2[:, s:s + block], w[:, s:s + block]
         nb = x1.shape[1]
         if few:
-            prod = torch.mul(wb[..., None], x1[:, :, None, :], out=_workspace("block", (R, nb, H, d), X1))
+            prod = torch.mul(wb[..., None], x1[:, :, None, :], out=_workspace("residual_moment/block", (R, nb, H, d), X1))
             Y += prod.view(R, nb, H * d).transpose(1, 2) @ x2
         else:
-            prod = torch.mul(x1[..., :, None], x2[..., None, :], out=_workspace("block", (R, nb, d, d), X1))
+            prod = torch.mul(x1[..., :, None], x2[..., None, :], out=_workspace("residual_moment/block", (R, nb, d, d), X1))
             Y += wb.transpose(1, 2) @ prod.view(R, nb, d * d)
     return (Y / m).reshape(R, H, d, d)
-
-
-_WORKSPACE: dict[str, torch.Tensor] = {}
-_WORKSPACE_KEPT = 1 << 24  # buffers up to this many elements (128 MiB in float64) are kept between calls
-
-
-def _workspace(name: str, shape, like: torch.Tensor) -> torch.Tensor:
-    """A contiguous ``shape`` view of a per-process buffer kept between calls (grown when too small): fresh large
-    temporaries cost a page fault per 4 KiB on every call, more than the arithmetic of residual_moment."""
-    numel = math.prod(shape)
-    buf = _WORKSPACE.get(name)
-    if buf is None or buf.numel() < numel or buf.dtype != like.dtype or buf.device != like.device:
-        buf = torch.empty(numel, dtype=like.dtype, device=like.device)
-        if numel <= _WORKSPACE_KEPT:
-            _WORKSPACE[name] = buf
-    return buf[:numel].view(shape)
 
 
 def _contiguous(X: torch.Tensor, name: str) -> torch.Tensor:

@@ -103,7 +103,7 @@ class MixtureModel:
         if not self.identity_cov:  # x = Sigma_z^{1/2} g; with Sigma_z = I the product by 1.0 is skipped (exact either way)
             X.mul_(torch.gather(self.cov.sqrt(), 1, index)[:, :, None, :])
         zeta = self.sigma * torch.randn(R, flat.shape[1], n_points, generator=generator, dtype=X.dtype, device=X.device)
-        y = torch.mul(X, theta[:, :, None, :]).sum(-1).add_(zeta)
+        y = torch.mul(X, theta[:, :, None, :], out=workspace("MixtureModel.points", X.shape, X)).sum(-1).add_(zeta)
         return (X.reshape(R, *shape, n_points, self.d), y.reshape(R, *shape, n_points),
                 zeta.reshape(R, *shape, n_points))
 
@@ -262,6 +262,24 @@ class MixedRegression:
     def M_eff(self) -> float:
         """Kish effective number of clients N^2 / sum n_i^2 = M / (chi^2 + 1)."""
         return effective_clients(self.sizes)
+
+
+_WORKSPACE: dict[str, torch.Tensor] = {}
+_WORKSPACE_KEPT = 1 << 24  # buffers up to this many elements (128 MiB in float64) are kept between calls
+
+
+def workspace(name: str, shape, like: torch.Tensor) -> torch.Tensor:
+    """A contiguous ``shape`` view of a per-process buffer kept between calls (grown when too small): fresh large
+    temporaries cost a page fault per 4 KiB on every call, often more than the arithmetic done in them.
+    The view is overwritten by the next call with the same name: for temporaries only."""
+    numel = math.prod(shape)
+    buf = _WORKSPACE.get(name)
+    if buf is None or buf.numel() < numel or buf.dtype != like.dtype or buf.device != like.device:
+        buf = torch.empty(numel, dtype=like.dtype, device=like.device)
+        if numel <= _WORKSPACE_KEPT:
+            _WORKSPACE[name] = buf
+    return buf[:numel].view(shape)
+
 
 
 # -- builders ------------------------------------------------------------------------------------
