@@ -106,14 +106,15 @@ def residual_moment(X1: torch.Tensor, y1: torch.Tensor, X2: torch.Tensor, y2: to
     per_client = H * d if few else d * d
     block = max(1, _BLOCK_ELEMENTS // (R * per_client))
     Y = torch.zeros(R, H * d if few else H, d if few else d * d, dtype=X1.dtype, device=X1.device)
+    BLOCK = "residual_moment/block"
     for s in range(0, m, block):
         x1, x2, wb = X1[:, s:s + block], X2[:, s:s + block], w[:, s:s + block]
         nb = x1.shape[1]
         if few:
-            prod = torch.mul(wb[..., None], x1[:, :, None, :], out=_workspace("residual_moment/block", (R, nb, H, d), X1))
+            prod = torch.mul(wb[..., None], x1[:, :, None, :], out=_workspace(BLOCK, (R, nb, H, d), X1))
             Y += prod.view(R, nb, H * d).transpose(1, 2) @ x2
         else:
-            prod = torch.mul(x1[..., :, None], x2[..., None, :], out=_workspace("residual_moment/block", (R, nb, d, d), X1))
+            prod = torch.mul(x1[..., :, None], x2[..., None, :], out=_workspace(BLOCK, (R, nb, d, d), X1))
             Y += wb.transpose(1, 2) @ prod.view(R, nb, d * d)
     return (Y / m).reshape(R, H, d, d)
 

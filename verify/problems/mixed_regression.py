@@ -100,10 +100,11 @@ class MixtureModel:
         index = flat[..., None].expand(R, flat.shape[1], self.d)
         theta = torch.gather(self.theta, 1, index)
         X = self._features((R, flat.shape[1], n_points, self.d), generator)
-        if not self.identity_cov:  # x = Sigma_z^{1/2} g; with Sigma_z = I the product by 1.0 is skipped (exact either way)
+        if not self.identity_cov:  # x = Sigma_z^{1/2} g; with Sigma_z = I the product by 1.0 is skipped (exact)
             X.mul_(torch.gather(self.cov.sqrt(), 1, index)[:, :, None, :])
         zeta = self.sigma * torch.randn(R, flat.shape[1], n_points, generator=generator, dtype=X.dtype, device=X.device)
-        y = torch.mul(X, theta[:, :, None, :], out=workspace("MixtureModel.points", X.shape, X)).sum(-1).add_(zeta)
+        prod = workspace("MixtureModel.points", X.shape, X)
+        y = torch.mul(X, theta[:, :, None, :], out=prod).sum(-1).add_(zeta)  # y = <x, theta*_z> + zeta
         return (X.reshape(R, *shape, n_points, self.d), y.reshape(R, *shape, n_points),
                 zeta.reshape(R, *shape, n_points))
 
