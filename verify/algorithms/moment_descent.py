@@ -31,7 +31,7 @@ import torch
 
 from analytic.errors import InputError, require
 from verify.algorithms.orthogonal_iteration import orthogonal_iteration, random_orthonormal
-from verify.problems.mixed_regression import MixtureModel
+from verify.problems.mixed_regression import MixtureModel, workspace as _workspace
 
 SIGN_RULES = ("first_moment", "none", "oracle")
 SIGMA_RULES = ("rayleigh", "norm", "eigen")
@@ -98,18 +98,30 @@ def residual_moment(X1: torch.Tensor, y1: torch.Tensor, X2: torch.Tensor, y2: to
     """
     R, m, d = X1.shape
     H = theta.shape[1]
-    X1, X2, thT = X1.contiguous(), X2.contiguous(), theta.transpose(1, 2).contiguous()  # strided operands slow bmm 2-3x
-    w = (y1[..., None] - X1 @ thT) * (y2[..., None] - X2 @ thT)  # [R, m, H]
-    per_client = H * d if H < d else d * d
+    X1, X2 = (_contiguous(X, f"residual_moment/x{i}") for i, X in ((1, X1), (2, X2)))  # strided operands slow bmm 2-3x
+    thT = theta.transpose(1, 2).contiguous()
+    r1, r2 = (torch.bmm(X, thT, out=_workspace(f"residual_moment/r{i}", (R, m, H), X)) for i, X in ((1, X1), (2, X2)))
+    w = r1.neg_().add_(y1[..., None]).mul_(r2.neg_().add_(y2[..., None]))  # r_i1 r_i2 = (y_i1 - <x_i1, theta_h>)(...)
+    few = H < d
+    per_client = H * d if few else d * d
     block = max(1, _BLOCK_ELEMENTS // (R * per_client))
-    Y = torch.zeros(R, H * d if H < d else H, d if H < d else d * d, dtype=X1.dtype, device=X1.device)
+    Y = torch.zeros(R, H * d if few else H, d if few else d * d, dtype=X1.dtype, device=X1.device)
+    BLOCK = "residual_moment/block"
     for s in range(0, m, block):
         x1, x2, wb = X1[:, s:s + block], X2[:, s:s + block], w[:, s:s + block]
-        if H < d:
-            Y += (wb[..., None] * x1[:, :, None, :]).reshape(R, -1, H * d).transpose(1, 2) @ x2
+        nb = x1.shape[1]
+        if few:
+            prod = torch.mul(wb[..., None], x1[:, :, None, :], out=_workspace(BLOCK, (R, nb, H, d), X1))
+            Y += prod.view(R, nb, H * d).transpose(1, 2) @ x2
         else:
-            Y += wb.transpose(1, 2) @ (x1[..., :, None] * x2[..., None, :]).reshape(R, -1, d * d)
+            prod = torch.mul(x1[..., :, None], x2[..., None, :], out=_workspace(BLOCK, (R, nb, d, d), X1))
+            Y += wb.transpose(1, 2) @ prod.view(R, nb, d * d)
     return (Y / m).reshape(R, H, d, d)
+
+
+def _contiguous(X: torch.Tensor, name: str) -> torch.Tensor:
+    """``X`` itself when contiguous, else its copy in the workspace ``name``."""
+    return X if X.is_contiguous() else _workspace(name, tuple(X.shape), X).copy_(X)
 
 
 def expected_moment(model: MixtureModel, theta: torch.Tensor) -> torch.Tensor:

@@ -28,6 +28,7 @@ starts in the R-ball, docs/papers/su2022.md §2.7) and the two-phase method (The
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import torch
@@ -107,10 +108,23 @@ class Phase2Round:
         fed = self.fed
         if self.backend != "gram":
             return fed.client_sum(self._residuals(theta) ** 2)
-        R, M, d = fed.R, fed.M, fed.d
-        Gt = (self.G.reshape(R, M * d, d) @ theta.transpose(1, 2)).reshape(R, M, d, -1)  # G_i theta_j
-        quad = (Gt * theta.transpose(1, 2)[:, None]).sum(2)
-        return self.cy[..., None] - 2 * self.b @ theta.transpose(1, 2) + quad
+        return self._gram_rows @ quadratic_coefficients(theta).transpose(1, 2)
+
+    @cached_property
+    def _gram_rows(self) -> torch.Tensor:
+        return gram_rows(self.G, self.b, self.cy)
+
+    def losses_many(self, thetas: torch.Tensor) -> torch.Tensor:
+        """:meth:`losses` at T models at once, ``thetas [T, R, k, d] -> [T, R, M, k]``: without Gram matrices, one
+        product phi [theta_1 ... theta_T] and one segment sum of the squared residuals over all T k blocks (each
+        residual is the same dot product as :meth:`losses` takes, up to the product's summation order)."""
+        if self.backend == "gram":
+            return torch.stack([self.losses(th) for th in thetas])
+        fed = self.fed
+        T, R, k, d = thetas.shape
+        res = self.fed.X @ thetas.permute(1, 3, 0, 2).reshape(R, d, T * k)  # [R, P, T k]
+        sq = res.sub_(fed.y[..., None]).square_()
+        return fed.client_sum(sq).reshape(R, fed.M, T, k).permute(2, 0, 1, 3)
 
     def assign(self, theta: torch.Tensor) -> torch.Tensor:
         """z_{i,t} by eq. (8) (or the true labels for the oracle-label variant), ``[R, M]``."""
@@ -180,6 +194,19 @@ class Phase2Round:
         blocks = torch.zeros(fed.R, theta.shape[1], fed.N, dtype=theta.dtype, device=theta.device)
         blocks.scatter_(1, z_point[:, None], (self.weight_point * a)[:, None])  # [R, k, P]
         return theta + blocks @ fed.X, z
+
+
+def gram_rows(G: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """Each client's sufficient statistics as one row [vec G_i, b_i, c_i], ``[R, M, d^2 + d + 1]``."""
+    return torch.cat([G.flatten(-2), b, c[..., None]], -1)
+
+
+def quadratic_coefficients(theta: torch.Tensor) -> torch.Tensor:
+    """Rows [vec(theta_j theta_j^T), -2 theta_j, 1] ``[R, k, d^2 + d + 1]``: their product with a client's
+    [vec G_i, b_i, c_i] is ||y_i - phi_i theta_j||^2 = <G_i, theta_j theta_j^T> - 2 b_i^T theta_j + c_i."""
+    R, k, d = theta.shape
+    outer = (theta[..., :, None] * theta[..., None, :]).reshape(R, k, d * d)
+    return torch.cat([outer, -2 * theta, torch.ones(R, k, 1, dtype=theta.dtype, device=theta.device)], -1)
 
 
 def clustering_errors(fed: MixedRegression, z_hat: torch.Tensor, match: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -254,10 +281,7 @@ def preconditioners(fed: MixedRegression, eta, local: str = "fedavg", s: int = 1
     S = c * Phi @ Phi.transpose(-1, -2)
     if local == "fedprox":
         return torch.linalg.inv(eye + S), Phi, y, mask
-    P, power = torch.zeros_like(S), eye.expand_as(S)
-    for _ in range(s):
-        P, power = P + power, power @ (eye - S)
-    return P, Phi, y, mask
+    return matrix_power_sum(eye - S, s), Phi, y, mask
 
 
 def lemma1_update(fed: MixedRegression, theta: torch.Tensor, z: torch.Tensor, eta, local: str = "fedavg",
@@ -282,10 +306,19 @@ def client_normal_equations(fed: MixedRegression, eta, local: str = "fedavg", s:
     if local == "fedprox":
         A = torch.linalg.inv(eye + c * G)
         return A @ G, (A @ b[..., None])[..., 0]
-    S, power = torch.zeros_like(G), eye.expand_as(G)
-    for _ in range(s):
-        S, power = S + power, power @ (eye - c * G)
+    S = matrix_power_sum(eye - c * G, s)
     return S @ G, (S @ b[..., None])[..., 0]
+
+
+def matrix_power_sum(A: torch.Tensor, s: int) -> torch.Tensor:
+    """sum_{l<s} A^l for a batch of square matrices ``A [..., n, n]``: s - 2 products (A^0 = I and A^1 = A
+    are not multiplied out, and the power after the last term is not formed)."""
+    eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+    S, power = eye.expand_as(A).clone(), None
+    for _ in range(1, s):
+        power = A if power is None else power @ A
+        S = S + power
+    return S
 
 
 def weighted_least_squares(fed: MixedRegression, z: torch.Tensor, eta, local: str = "fedavg", s: int = 1) -> torch.Tensor:

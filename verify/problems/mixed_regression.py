@@ -84,6 +84,11 @@ class MixtureModel:
     def p_min(self) -> torch.Tensor:
         return self.p.amin(-1)
 
+    @cached_property
+    def identity_cov(self) -> bool:
+        """Whether every Sigma_j = I (then features need no scaling)."""
+        return bool((self.cov == 1).all())
+
     def labels(self, n: int, generator: torch.Generator) -> torch.Tensor:
         """``n`` i.i.d. labels per replicate, ``[R, n]`` (assumption A1)."""
         return torch.multinomial(self.p, n, replacement=True, generator=generator)
@@ -92,11 +97,14 @@ class MixtureModel:
         """``n_points`` fresh points for each label in ``z [R, *S]``: ``X [R, *S, n, d]``, ``y``, ``zeta [R, *S, n]``."""
         R, shape = z.shape[0], tuple(z.shape[1:])
         flat = z.reshape(R, -1)
-        cov = torch.gather(self.cov, 1, flat[..., None].expand(R, flat.shape[1], self.d))
-        theta = torch.gather(self.theta, 1, flat[..., None].expand(R, flat.shape[1], self.d))
-        X = self._features((R, flat.shape[1], n_points, self.d), generator) * cov.sqrt()[:, :, None, :]
+        index = flat[..., None].expand(R, flat.shape[1], self.d)
+        theta = torch.gather(self.theta, 1, index)
+        X = self._features((R, flat.shape[1], n_points, self.d), generator)
+        if not self.identity_cov:  # x = Sigma_z^{1/2} g; with Sigma_z = I the product by 1.0 is skipped (exact)
+            X.mul_(torch.gather(self.cov.sqrt(), 1, index)[:, :, None, :])
         zeta = self.sigma * torch.randn(R, flat.shape[1], n_points, generator=generator, dtype=X.dtype, device=X.device)
-        y = (X * theta[:, :, None, :]).sum(-1) + zeta
+        prod = workspace("MixtureModel.points", X.shape, X)
+        y = torch.mul(X, theta[:, :, None, :], out=prod).sum(-1).add_(zeta)  # y = <x, theta*_z> + zeta
         return (X.reshape(R, *shape, n_points, self.d), y.reshape(R, *shape, n_points),
                 zeta.reshape(R, *shape, n_points))
 
@@ -118,11 +126,13 @@ class MixtureModel:
         seg = torch.repeat_interleave(torch.arange(M, device=sizes.device), sizes)
         z_pt = z[:, seg]  # [R, P]
         P = seg.numel()
-        cov = torch.gather(self.cov, 1, z_pt[..., None].expand(self.R, P, self.d))
-        theta = torch.gather(self.theta, 1, z_pt[..., None].expand(self.R, P, self.d))
-        X = self._features((self.R, P, self.d), generator) * cov.sqrt()
+        index = z_pt[..., None].expand(self.R, P, self.d)
+        theta = torch.gather(self.theta, 1, index)
+        X = self._features((self.R, P, self.d), generator)
+        if not self.identity_cov:
+            X.mul_(torch.gather(self.cov.sqrt(), 1, index))
         zeta = self.sigma * torch.randn(self.R, P, generator=generator, dtype=X.dtype, device=X.device)
-        y = (X * theta).sum(-1) + zeta
+        y = torch.mul(X, theta).sum(-1).add_(zeta)
         return MixedRegression(self, sizes, z, X, y, zeta, seg)
 
 
@@ -253,6 +263,24 @@ class MixedRegression:
     def M_eff(self) -> float:
         """Kish effective number of clients N^2 / sum n_i^2 = M / (chi^2 + 1)."""
         return effective_clients(self.sizes)
+
+
+_WORKSPACE: dict[str, torch.Tensor] = {}
+_WORKSPACE_KEPT = 1 << 24  # buffers up to this many elements (128 MiB in float64) are kept between calls
+
+
+def workspace(name: str, shape, like: torch.Tensor) -> torch.Tensor:
+    """A contiguous ``shape`` view of a per-process buffer kept between calls (grown when too small): fresh large
+    temporaries cost a page fault per 4 KiB on every call, often more than the arithmetic done in them.
+    The view is overwritten by the next call with the same name: for temporaries only."""
+    numel = math.prod(shape)
+    buf = _WORKSPACE.get(name)
+    if buf is None or buf.numel() < numel or buf.dtype != like.dtype or buf.device != like.device:
+        buf = torch.empty(numel, dtype=like.dtype, device=like.device)
+        if numel <= _WORKSPACE_KEPT:
+            _WORKSPACE[name] = buf
+    return buf[:numel].view(shape)
+
 
 
 # -- builders ------------------------------------------------------------------------------------

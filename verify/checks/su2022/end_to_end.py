@@ -25,8 +25,10 @@ from verify.algorithms.two_phase import (
     clustering_errors,
     fedx_clustering,
     frozen_centre_count,
+    gram_rows,
     kappa,
     oracle_ols,
+    quadratic_coefficients,
     success,
     two_phase,
     weighted_least_squares,
@@ -128,12 +130,11 @@ def ifca_restarts(fed, eta, rounds: int, restarts: int, generator: torch.Generat
     theta = ball_starts(R * restarts, k, d, fed.model.radius.repeat_interleave(restarts), generator)
 
     Rb, Mc = G.shape[:2]
-    G2, Mw2 = G.reshape(Rb, Mc * d, d), torch.cat([Mw.reshape(Rb, Mc, d * d), ww], -1)  # one product gives A_j and c_j
+    Mw2 = torch.cat([Mw.reshape(Rb, Mc, d * d), ww], -1)  # one product gives A_j and c_j
+    stats = gram_rows(G, b, cy)
 
-    def labels_and_loss(th):
-        thT = th.transpose(1, 2)
-        quad = ((G2 @ thT).reshape(Rb, Mc, d, k) * thT[:, None]).sum(2)
-        loss = cy[..., None] - 2 * (b @ thT) + quad
+    def labels_and_loss(th):  # ||y_i - phi_i theta_j||^2 for every client and block: one product
+        loss = stats @ quadratic_coefficients(th).transpose(1, 2)
         return loss.argmin(-1), loss.amin(-1).sum(-1) / (2 * fed.N)
 
     at_early, z_prev = theta, None

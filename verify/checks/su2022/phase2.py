@@ -540,7 +540,7 @@ def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, 
         def dev(th):  # th [T, R, k, d] -> max_j |G_j - E G_j| / N per model and replicate, [T, R]
             G = []
             for st, t_oh, w in zip(steps, truth, weight):
-                est = torch.stack([st.losses(th[t]).argmin(-1) for t in range(th.shape[0])])  # [T, R, M]
+                est = st.losses_many(th).argmin(-1)  # [T, R, M]
                 G.append(((t_oh ^ torch.nn.functional.one_hot(est, mod.k).bool()).to(ctx.dtype) * w).sum(2))  # [T, R, k]
             return (G[0] - torch.stack(G[1:]).mean(0)).abs().amax(-1) / fed0.N / math.sqrt(1 + 1 / resamples)
 
