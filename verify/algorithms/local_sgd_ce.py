@@ -182,17 +182,18 @@ def local_sgd_ce(problem: RegressionAgents, *, n_byz: int, f: int, groups: Seque
     std3 = std[:, None, None]
     noise_shape = (B, n_local, d) if noise_rows is None else (n_streams, n_local, d)
     fixed = None if callable(step) else _step_coefficients(_per_row(schedule(0), B, dtype, device, "step"), active)
-    for k in range(rounds):
-        coef = fixed or _step_coefficients(_per_row(schedule(k), B, dtype, device, "step"), active)
-        X = xbar[:, None, :].expand(B, n_local, d)
-        Y = torch.empty(B, N, d, dtype=dtype, device=device)  # the received models; the honest ones written in place
-        for t in range(t_max):
-            g = local.grad(X)
-            if noisy:
-                Z = _normal(noise_shape, generator, device)
-                g = g + std3 * (Z if noise_rows is None else Z[noise_rows])
-            X = torch.sub(X, coef[t] * g, out=Y[:, N - n_local:] if t == t_max - 1 else None)
-        xbar = _aggregate(plans, Y, xbar, x_star, n_byz, f, generator)
-        if k + 1 in slot:
-            observe(k + 1)
+    with torch.inference_mode():  # no autograd bookkeeping per op (every tensor here is a plain value): ~1.2x
+        for k in range(rounds):
+            coef = fixed or _step_coefficients(_per_row(schedule(k), B, dtype, device, "step"), active)
+            X = xbar[:, None, :].expand(B, n_local, d)
+            Y = torch.empty(B, N, d, dtype=dtype, device=device)  # received models (honest ones written in place)
+            for t in range(t_max):
+                g = local.grad(X)
+                if noisy:
+                    Z = _normal(noise_shape, generator, device)
+                    g = g + std3 * (Z if noise_rows is None else Z[noise_rows])
+                X = torch.sub(X, coef[t] * g, out=Y[:, N - n_local:] if t == t_max - 1 else None)
+            xbar = _aggregate(plans, Y, xbar, x_star, n_byz, f, generator)
+            if k + 1 in slot:
+                observe(k + 1)
     return Trajectory(np.asarray(record), gaps, list(groups), grads, its)
