@@ -119,7 +119,7 @@ def test_common_random_numbers_share_the_noise_across_rows():
 
 
 def _previous_round_loop(prob, *, n_byz, f, groups, rounds, step, generator, local_steps, noise_std, noise_rows=None):
-    """The round loop as it was written before the per-round buffers (the reference of the bitwise test): per local
+    """The round loop as it was written before (the reference of the bitwise test): per local
     step alpha_k 1[T > t] and the noise widened with .to(float64), the received models by torch.cat, every row group
     copied into a new [B, d]. Returns the iterates of every round, ``[rounds + 1, B, d]``."""
     from verify.aggregators import AGGREGATORS
@@ -159,7 +159,7 @@ def _previous_round_loop(prob, *, n_byz, f, groups, rounds, step, generator, loc
 
 
 @pytest.mark.parametrize("case", ["groups", "one_group", "schedule_and_shared_noise", "own_data_T1"])
-def test_round_buffers_give_the_previous_iterates_bitwise(case):
+def test_round_loop_gives_the_previous_iterates_bitwise(case):
     prob, _ = _problem(seed=3, N=9, l=8, d=4)
     G = RowGroup
     kw = {

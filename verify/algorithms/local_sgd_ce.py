@@ -186,13 +186,13 @@ def local_sgd_ce(problem: RegressionAgents, *, n_byz: int, f: int, groups: Seque
         for k in range(rounds):
             coef = fixed or _step_coefficients(_per_row(schedule(k), B, dtype, device, "step"), active)
             X = xbar[:, None, :].expand(B, n_local, d)
-            Y = torch.empty(B, N, d, dtype=dtype, device=device)  # received models (honest ones written in place)
             for t in range(t_max):
                 g = local.grad(X)
                 if noisy:
                     Z = _normal(noise_shape, generator, device)
                     g = g + std3 * (Z if noise_rows is None else Z[noise_rows])
-                X = torch.sub(X, coef[t] * g, out=Y[:, N - n_local:] if t == t_max - 1 else None)
+                X = X - coef[t] * g
+            Y = X if own_data else torch.cat([X.new_empty(B, n_byz, d), X], dim=1)
             xbar = _aggregate(plans, Y, xbar, x_star, n_byz, f, generator)
             if k + 1 in slot:
                 observe(k + 1)
