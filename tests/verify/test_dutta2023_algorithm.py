@@ -116,3 +116,65 @@ def test_common_random_numbers_share_the_noise_across_rows():
     assert not np.array_equal(tr.gap[0], tr.gap[1])
     with pytest.raises(InputError):
         local_sgd_ce(prob, groups=groups, generator=torch.Generator().manual_seed(1), noise_rows=[0, 1], **kw)
+
+
+def _previous_round_loop(prob, *, n_byz, f, groups, rounds, step, generator, local_steps, noise_std, noise_rows=None):
+    """The round loop as it was written before (the reference of the bitwise test): per local
+    step alpha_k 1[T > t] and the noise widened with .to(float64), the received models by torch.cat, every row group
+    copied into a new [B, d]. Returns the iterates of every round, ``[rounds + 1, B, d]``."""
+    from verify.aggregators import AGGREGATORS
+    from verify.attacks import ATTACKS
+
+    B, d = sum(g.rows for g in groups), prob.dim
+    T = torch.as_tensor(local_steps).expand(B)
+    std = torch.as_tensor(noise_std, dtype=torch.float64).expand(B)
+    x_star = prob.honest_average(n_byz).x_star.expand(B, -1)
+    own = n_byz > 0 and any(g.attack is None for g in groups)
+    local = prob if own else prob.select(slice(n_byz, None))
+    n = local.n_clients
+    xbar, out = torch.zeros(B, d, dtype=torch.float64), []
+    for k in range(rounds):
+        out.append(xbar)
+        alpha = torch.as_tensor(step(k) if callable(step) else step, dtype=torch.float64).expand(B)
+        X = xbar[:, None, :].expand(B, n, d)
+        for t in range(int(T.max())):
+            g = local.grad(X)
+            shape = (B, n, d) if noise_rows is None else (int(max(noise_rows)) + 1, n, d)
+            Z = torch.randn(shape, generator=generator, dtype=torch.float32).to(torch.float64)
+            g = g + std[:, None, None] * (Z if noise_rows is None else Z[torch.as_tensor(noise_rows)])
+            X = X - (alpha * (T > t).to(torch.float64))[:, None, None] * g
+        Y = X if own else torch.cat([X.new_empty(B, n_byz, d), X], dim=1)
+        new, start = torch.empty_like(xbar), 0
+        for g in groups:
+            sl = slice(start, start + g.rows)
+            start += g.rows
+            if g.attack is not None and n_byz:
+                Y[sl, :n_byz] = ATTACKS[g.attack](Y[sl, n_byz:], n_byz, reference=xbar[sl], x_star=x_star[sl],
+                                                  generator=generator, **g.attack_kwargs)
+            agg = AGGREGATORS[g.aggregator]
+            new[sl] = agg(Y[sl], f, reference=xbar[sl]) if g.aggregator == "ce" else agg(Y[sl], f)
+        xbar = new
+    out.append(xbar)
+    return torch.stack(out).numpy()
+
+
+@pytest.mark.parametrize("case", ["groups", "one_group", "schedule_and_shared_noise", "own_data_T1"])
+def test_round_loop_gives_the_previous_iterates_bitwise(case):
+    prob, _ = _problem(seed=3, N=9, l=8, d=4)
+    G = RowGroup
+    kw = {
+        "groups": dict(n_byz=2, f=2, groups=[G(3, "ce_evasion", {"q": 0.5}), G(2, "reference_random", {"scale": 100.0}),
+                                             G(2, "large", {"value": 1e3}, "mean")],
+                       rounds=12, step=0.02, local_steps=torch.tensor([1, 3, 2, 3, 1, 3, 3]), noise_std=0.3),
+        "one_group": dict(n_byz=3, f=3, groups=[G(5, "alie", {"tau": -1.5})], rounds=10, step=0.02, local_steps=2,
+                          noise_std=torch.tensor([0.0, 0.1, 0.2, 0.0, 1.0])),
+        "schedule_and_shared_noise": dict(n_byz=2, f=2, groups=[G(4, "reference_sign_flip", {"kappa": 1.0})], rounds=10,
+                                          step=lambda k: 0.05 / (k + 1), local_steps=3, noise_std=0.5,
+                                          noise_rows=[0, 1, 0, 1]),
+        "own_data_T1": dict(n_byz=2, f=2, groups=[G(2, None), G(2, "large", {"value": 1e3})], rounds=8, step=0.02,
+                            local_steps=1, noise_std=0.2),
+    }[case]
+    new = local_sgd_ce(prob, generator=torch.Generator().manual_seed(5), record=range(kw["rounds"] + 1),
+                       keep_iterates=True, **kw)
+    ref = _previous_round_loop(prob, generator=torch.Generator().manual_seed(5), **kw)
+    assert np.array_equal(new.iterates, ref.transpose(1, 0, 2))

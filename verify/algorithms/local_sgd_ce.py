@@ -81,8 +81,33 @@ def _per_row(value, B: int, dtype, device, name: str) -> torch.Tensor:
     return t.expand(B) if t.dim() == 0 else t
 
 
-def _normal(shape, generator: torch.Generator, dtype, device) -> torch.Tensor:
-    return torch.randn(shape, generator=generator, dtype=torch.float32, device=device).to(dtype)
+def _normal(shape, generator: torch.Generator, device) -> torch.Tensor:
+    """Standard normals in float32; the product with the float64 std widens them exactly (float32 -> float64 is exact),
+    so ``std * _normal(...)`` equals ``std * _normal(...).to(float64)`` bitwise without the separate copy."""
+    return torch.randn(shape, generator=generator, dtype=torch.float32, device=device)
+
+
+def _step_coefficients(alpha: torch.Tensor, active: list[torch.Tensor]) -> list[torch.Tensor]:
+    """alpha_k,b 1[T_b > t] as [B, 1, 1] for each local step t (line 6's step size; rows past their T_b stand still)."""
+    return [(alpha * a)[:, None, None] for a in active]
+
+
+def _aggregate(plans, Y: torch.Tensor, xbar: torch.Tensor, x_star: torch.Tensor, n_byz: int, f: int,
+               generator: torch.Generator) -> torch.Tensor:
+    """Lines 9-11 for every row group: the Byzantine models from the group's attack (written into Y in place), then the
+    group's rule; one group returns the rule's output itself (no copy into a new [B, d])."""
+    if len(plans) == 1:
+        sl, atk, akw, agg, takes_ref, gkw = plans[0]
+        if atk is not None:
+            Y[:, :n_byz] = atk(Y[:, n_byz:], n_byz, reference=xbar, x_star=x_star, generator=generator, **akw)
+        out = agg(Y, f, reference=xbar, **gkw) if takes_ref else agg(Y, f, **gkw)
+        return out if out.shape == xbar.shape and out.dtype == xbar.dtype else torch.empty_like(xbar).copy_(out)
+    new = torch.empty_like(xbar)
+    for sl, atk, akw, agg, takes_ref, gkw in plans:
+        if atk is not None:
+            Y[sl, :n_byz] = atk(Y[sl, n_byz:], n_byz, reference=xbar[sl], x_star=x_star[sl], generator=generator, **akw)
+        new[sl] = agg(Y[sl], f, reference=xbar[sl], **gkw) if takes_ref else agg(Y[sl], f, **gkw)
+    return new
 
 
 def local_sgd_ce(problem: RegressionAgents, *, n_byz: int, f: int, groups: Sequence[RowGroup], rounds: int,
@@ -154,23 +179,21 @@ def local_sgd_ce(problem: RegressionAgents, *, n_byz: int, f: int, groups: Seque
     if 0 in slot:
         observe(0)
     n_local = local.n_clients
-    for k in range(rounds):
-        alpha = _per_row(schedule(k), B, dtype, device, "step")
-        X = xbar[:, None, :].expand(B, n_local, d)
-        for t in range(t_max):
-            g = local.grad(X)
-            if noisy:
-                Z = (_normal((B, n_local, d), generator, dtype, device) if noise_rows is None
-                     else _normal((n_streams, n_local, d), generator, dtype, device)[noise_rows])
-                g = g + std[:, None, None] * Z
-            X = X - (alpha * active[t])[:, None, None] * g
-        Y = X if own_data else torch.cat([X.new_empty(B, n_byz, d), X], dim=1)
-        new = torch.empty_like(xbar)
-        for sl, atk, akw, agg, takes_ref, gkw in plans:
-            if atk is not None:
-                Y[sl, :n_byz] = atk(Y[sl, n_byz:], n_byz, reference=xbar[sl], x_star=x_star[sl], generator=generator, **akw)
-            new[sl] = agg(Y[sl], f, reference=xbar[sl], **gkw) if takes_ref else agg(Y[sl], f, **gkw)
-        xbar = new
-        if k + 1 in slot:
-            observe(k + 1)
+    std3 = std[:, None, None]
+    noise_shape = (B, n_local, d) if noise_rows is None else (n_streams, n_local, d)
+    fixed = None if callable(step) else _step_coefficients(_per_row(schedule(0), B, dtype, device, "step"), active)
+    with torch.inference_mode():  # no autograd bookkeeping per op (every tensor here is a plain value): ~1.2x
+        for k in range(rounds):
+            coef = fixed or _step_coefficients(_per_row(schedule(k), B, dtype, device, "step"), active)
+            X = xbar[:, None, :].expand(B, n_local, d)
+            for t in range(t_max):
+                g = local.grad(X)
+                if noisy:
+                    Z = _normal(noise_shape, generator, device)
+                    g = g + std3 * (Z if noise_rows is None else Z[noise_rows])
+                X = X - coef[t] * g
+            Y = X if own_data else torch.cat([X.new_empty(B, n_byz, d), X], dim=1)
+            xbar = _aggregate(plans, Y, xbar, x_star, n_byz, f, generator)
+            if k + 1 in slot:
+                observe(k + 1)
     return Trajectory(np.asarray(record), gaps, list(groups), grads, its)

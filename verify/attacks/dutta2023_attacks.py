@@ -73,8 +73,8 @@ def ce_evasion(honest: torch.Tensor, f: int, *, reference=None, x_star=None, q: 
     xs = torch.as_tensor(x_star, dtype=honest.dtype, device=honest.device)
     u = ref - (xs.expand_as(ref) if xs.dim() == 1 else xs)
     norm = torch.linalg.vector_norm(u, dim=-1, keepdim=True)
-    at_optimum = norm[:, 0] == 0
-    if bool(at_optimum.any()):
+    if not bool(norm.all()):  # some x_k = x*_H (one reduction; the mask only then)
+        at_optimum = norm[:, 0] == 0
         require(generator is not None, "generator", "x_k = x*_H: a random direction needs an explicit torch.Generator")
         v = torch.randn(u.shape, generator=generator, dtype=u.dtype, device=u.device)
         u = torch.where(at_optimum[:, None], v, u)

@@ -54,11 +54,12 @@ def run_quadratic(ctx: Context, prob: QuadraticClients, methods, w0, *, T: int, 
                   keep_local: bool = False) -> QuadraticRun:
     """Run ``methods`` on ``prob`` (noise from the named stream, shared by the methods) and measure."""
     w0 = f64(ctx, w0)
-    traj = run_local_rounds(prob.oracle(ctx.generator(stream)), methods, prob.weights, w0, T=T, E=E, R=R,
-                            record_grad_sq=True, keep_local=keep_local)
-    w_star = f64(ctx, prob.w_star())
-    D = ((traj.wbar - w_star) ** 2).sum(-1).cpu().numpy()
-    gap = (prob.global_loss(traj.wbar) - float(np.max(prob.f_star()))).cpu().numpy()
+    with torch.inference_mode():  # many small steps: no autograd dispatch per op (the trajectory is only read after)
+        traj = run_local_rounds(prob.oracle(ctx.generator(stream)), methods, prob.weights, w0, T=T, E=E, R=R,
+                                record_grad_sq=True, keep_local=keep_local)
+        w_star = f64(ctx, prob.w_star())
+        D = ((traj.wbar - w_star) ** 2).sum(-1).cpu().numpy()
+        gap = (prob.global_loss(traj.wbar) - float(np.max(prob.f_star()))).cpu().numpy()
     per_step = traj.grad_sq.cpu().numpy().max(axis=(1, 3))  # [T, K]: max over steps and clients
     G2_round = np.maximum(per_step, np.concatenate([per_step[:1], per_step[:-1]]))
     return QuadraticRun(traj, D, gap, per_step.max(0), G2_round)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+import torch
 from scipy import optimize
 
 from analytic.bounds import Bound
@@ -31,11 +32,12 @@ def _nonconvex_method(kind: str, L: float, E: int, T: int, alpha: float = 0.0, b
 def _run(ctx: Context, prob, methods, E: int, T: int):
     """Deterministic run from wbar_00 = 0 recording ||grad f(wbar_{t,k})||^2 and ||g_i||^2 at every step."""
     w0 = f64(ctx, np.zeros(prob.dim))
-    tr = run_local_rounds(prob.oracle(), methods, prob.weights, w0, T=T, E=E, R=1, record_grad_sq=True,
-                          record_average=True)
-    avg = prob.global_grad(tr.wbar_steps[..., 0, :]).square().sum(-1).cpu().numpy()  # [T, E, K]
-    f = prob.global_loss(tr.wbar[:, :, 0]).cpu().numpy()  # [T+1, K]
-    gsq = tr.grad_sq.cpu().numpy().max(axis=(1, 3))  # [T, K]: max over steps and clients
+    with torch.inference_mode():  # thousands of tiny steps: no autograd dispatch per op; only numpy leaves
+        tr = run_local_rounds(prob.oracle(), methods, prob.weights, w0, T=T, E=E, R=1, record_grad_sq=True,
+                              record_average=True)
+        avg = prob.global_grad(tr.wbar_steps[..., 0, :]).square().sum(-1).cpu().numpy()  # [T, E, K]
+        f = prob.global_loss(tr.wbar[:, :, 0]).cpu().numpy()  # [T+1, K]
+        gsq = tr.grad_sq.cpu().numpy().max(axis=(1, 3))  # [T, K]: max over steps and clients
     return avg, f, gsq
 
 

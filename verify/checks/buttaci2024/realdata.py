@@ -58,6 +58,36 @@ def _clients(x, y, C: int, K: int, a: float, b: float, rng, R: int, ctx: Context
     return X, torch.as_tensor(y[np.maximum(idx, 0)], device=ctx.torch_device), torch.as_tensor(mask, device=ctx.torch_device), reused
 
 
+def size_buckets(sizes: np.ndarray, most: int = 4) -> list[tuple[np.ndarray, int]]:
+    """Clients grouped by their number of samples so that each group is padded only to its own largest client:
+    (flat client indices, padded length) per group, at most ``most`` groups, the cut points minimising the padded
+    total sum_g |g| max_{i in g} N_i (dynamic programme over the clients sorted by size). Empty clients are left out
+    (their data term is 0)."""
+    flat = np.asarray(sizes, dtype=np.int64).reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    order = order[flat[order] > 0]
+    s, n = flat[order], len(order)
+    if n == 0:
+        return []
+    # cost[j][i]: least padded total of the first i sorted clients in j groups; each group ends at its largest
+    cost = np.full((most + 1, n + 1), np.inf)
+    cost[0, 0] = 0.0
+    cut = np.zeros((most + 1, n + 1), dtype=np.int64)
+    for j in range(1, most + 1):
+        for i in range(1, n + 1):
+            starts = np.arange(i)
+            c = cost[j - 1, :i] + (i - starts) * s[i - 1]
+            cut[j, i] = int(np.argmin(c))
+            cost[j, i] = c[cut[j, i]]
+    j = int(np.argmin(cost[:, n]))
+    groups, i = [], n
+    while i > 0:
+        a = cut[j, i]
+        groups.append((order[a:i], int(s[i - 1])))
+        i, j = a, j - 1
+    return groups[::-1]
+
+
 def perturbed_rounds(X, y, mask, Xt, yt, mt, P, Q, betas, *, T: int, E: int, gamma: float, lam: float,
                      return_models: bool = False):
     """Algorithm 1 (§2.2-2.3) for every beta in ``betas`` at once (beta = 1 is FedAvg with the same degree weights,
@@ -79,9 +109,19 @@ def perturbed_rounds(X, y, mask, Xt, yt, mt, P, Q, betas, *, T: int, E: int, gam
     Y = torch.nn.functional.one_hot(y.long(), c).to(dt)  # [R, C, n, c]
     weight = (mask.to(dt) / mask.sum(-1, keepdim=True).clamp_min(1).to(dt))[..., None]  # 1/N_i on real samples
 
+    # padded samples have weight 0: each client's data term sums over its real samples only, by size groups
+    groups = [(torch.as_tensor(ix, device=X.device), nb) for ix, nb in size_buckets(mask.sum(-1).cpu().numpy())]
+    parts = [(ix, X.reshape(R * C, n, p)[ix, :nb], Y.reshape(R * C, n, c)[ix, :nb],
+              weight.reshape(R * C, n, 1)[ix, :nb]) for ix, nb in groups]
+
     def grad(W):  # grad f_i at each client's own point W [M, R, C, p, c]: mean cross-entropy + (lam/2)||W||^2
-        E = softmax_rows(torch.einsum("rcnp,mrcpk->mrcnk", X, W)) - Y
-        return torch.einsum("rcnp,mrcnk->mrcpk", X, E * weight) + lam * W
+        Wf = W.reshape(M, R * C, p, c)
+        data = torch.zeros_like(Wf)
+        for ix, Xg, Yg, wg in parts:
+            Wg = Wf[:, ix]
+            E = softmax_rows(torch.einsum("gnp,mgpk->mgnk", Xg, Wg)) - Yg
+            data[:, ix] = torch.einsum("gnp,mgnk->mgpk", Xg, E * wg)
+        return data.view(M, R, C, p, c) + lam * W
 
     def acc(wb):  # sample-weighted accuracy over the testing clients [M, R]
         hit = torch.einsum("rcnp,mrpk->mrcnk", Xt, wb).argmax(-1) == yt
