@@ -60,10 +60,10 @@ SLOW_TESTS |= {f"tests/conventions/test_contracts_existing.py::Test_{c}::test_sa
     "allouah2025_c02", "werner2023_c07")}
 
 
-#: The planted-at-power run of the five costliest quick checks (8-13 s each); the other ~95 rate and bound checks keep
-#: theirs in the default run, and these five keep their own planted-wrong-theory tests.
-SLOW_TESTS |= {f"tests/test_all_checks.py::test_power_claimed_is_power_shown[{c}]" for c in (
-    "dutta2023.c11", "allouah2025.c21", "su2022.c28", "werner2023.c22", "werner2023.x20")} | {
+#: The planted-at-power run of the five costliest quick checks (7-20 s each; werner2023.x20 in test_all_checks, the
+#: other four in their CheckContract classes); the other rate and bound checks keep theirs in the default run, and
+#: these five keep their own planted-wrong-theory tests.
+SLOW_TESTS |= {"tests/test_all_checks.py::test_power_claimed_is_power_shown[werner2023.x20]"} | {
     "tests/verify/test_su2022_checks.py::TestC28::test_power_claimed_is_power_shown",  # 20 s
     "tests/verify/test_allouah2025_utility_checks.py::TestC21::test_power_claimed_is_power_shown",  # 13 s
     "tests/verify/test_dutta2023_checks.py::TestC11::test_power_claimed_is_power_shown",  # 9 s
@@ -80,20 +80,32 @@ SLOW_TESTS |= {
     "tests/verify/test_su2022_checks.py::test_c26_planted_exponent_errors_are_violated[lower-N--0.25]",  # 4 s
     "tests/verify/test_allouah2025_realdata.py::test_x20_at_expected_at_seeds_0_and_1[1]",  # 4 s
     "tests/verify/test_allouah2025_utility_checks.py::test_c21_tells_t_minus_1_from_t_minus_1_25",  # 9 s
-} | {f"tests/test_all_checks.py::test_power_claimed_is_power_shown[{c}]" for c in (
-    "su2022.c24", "su2022.c10", "su2022.c15")}  # 5-6 s each; their classes plant the same theory
+}
 
 
-#: Measured 2026-11-28 night (default run 8 min 24 s on 2 cores, 3728 tests): test_all_checks' power test of a check
-#: whose own CheckContract class (tests/verify/test_<paper>_checks.py) runs the same assert_power_shown.
-SLOW_TESTS |= {f"tests/test_all_checks.py::test_power_claimed_is_power_shown[{c}]" for c in (
-    "dutta2023.c10",  # 10 s
-    "su2022.c29", "su2022.c26", "su2022.c16", "su2022.c21", "su2022.c11",  # 6-8 s each
-    "allouah2025.x01", "allouah2025.c20", "buttaci2024.c09")}  # 4-6 s each
+ALL_CHECKS_POWER = "tests/test_all_checks.py::test_power_claimed_is_power_shown["
+
+
+def _contract_power_checks(items) -> set[str]:
+    """The check ids whose own CheckContract class (at quick fidelity) is collected with its power test: the same
+    assert_power_shown on the same quick Result as test_all_checks' power test of that check."""
+    from verify.testing import CheckContract, _spec
+
+    out = set()
+    for item in items:
+        cls = getattr(item, "cls", None)
+        if (cls is not None and issubclass(cls, CheckContract) and cls.check is not None and cls.fidelity == "quick"
+                and item.name == "test_power_claimed_is_power_shown"):
+            out.add(_spec(cls.check).id)
+    return out
 
 
 @pytest.hookimpl(tryfirst=True)  # before the -m selection of pytest's mark plugin
 def pytest_collection_modifyitems(config, items):
+    """Marks SLOW_TESTS slow; and test_all_checks' power test of a check whose CheckContract class is collected in the
+    same session (it plants the same theory in the same Result again: a whole planted run of the check, twice)."""
+    duplicated = _contract_power_checks(items)
     for item in items:
-        if item.nodeid in SLOW_TESTS:
+        if item.nodeid in SLOW_TESTS or (item.nodeid.startswith(ALL_CHECKS_POWER)
+                                         and item.nodeid[len(ALL_CHECKS_POWER):-1] in duplicated):
             item.add_marker(pytest.mark.slow)
