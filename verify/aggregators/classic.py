@@ -401,13 +401,19 @@ def _exact_rows(X: torch.Tensor, Xn: np.ndarray, k: int, score: np.ndarray, rows
 def _meeting_and_order(key: np.ndarray, err: np.ndarray, lead: int | None) -> tuple[np.ndarray | None, np.ndarray]:
     """(the rows whose interval [key - err, key + err] meets another's in the same row, restricted with ``lead`` to
     those that can change the first ``lead`` ranks, or None when there are none; the stable order of ``key``
-    ``[R, N]``, or its first column for ``lead = 1``), from one sort (none for ``lead = 1``). Sorted by key, interval i meets an earlier one iff its lower end is <= the prefix max
-    of the earlier upper ends, and a later one iff its upper end is >= the suffix min of the later lower ends. A row
-    ranked after the first ``lead`` matters only if its lower end is at most the largest upper end of the first
-    ``lead`` intervals."""
-    R, N = key.shape
-    if lead == 1 and N > 1:
+    ``[R, N]``, or its first column for ``lead = 1``): :func:`_meeting_sorted`, or for ``lead = 1`` the same rows
+    without a sort (:func:`_meeting_of_the_first`)."""
+    if lead == 1 and key.shape[1] > 1:
         return _meeting_of_the_first(key, err)
+    return _meeting_sorted(key, err, lead)
+
+
+def _meeting_sorted(key: np.ndarray, err: np.ndarray, lead: int | None) -> tuple[np.ndarray | None, np.ndarray]:
+    """:func:`_meeting_and_order` from one stable sort. Sorted by key, interval i meets an earlier one iff its lower end
+    is <= the prefix max of the earlier upper ends, and a later one iff its upper end is >= the suffix min of the
+    later lower ends. A row ranked after the first ``lead`` matters only if its lower end is at most the largest upper
+    end of the first ``lead`` intervals."""
+    R, N = key.shape
     order = np.argsort(key, axis=1, kind="stable")
     rows = np.arange(R)[:, None]
     s_o, e_o = key[rows, order], err[rows, order]
