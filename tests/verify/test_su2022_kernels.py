@@ -175,3 +175,20 @@ def test_client_normal_equations_and_preconditioners_are_bitwise_the_previous_lo
     P, Phi, _, _ = preconditioners(fed, eta, "fedavg", s)
     eye = torch.eye(Phi.shape[2], dtype=Phi.dtype)
     assert torch.equal(P, power_sum_before(eye - c * Phi @ Phi.transpose(-1, -2), s))
+
+
+def test_workspaces_are_per_thread():
+    """mixed_regression.workspace keeps one buffer per name and thread: a second thread (a Dask worker running two
+    checks at once) gets its own, so neither overwrites the other's temporaries."""
+    import threading
+
+    from verify.problems.mixed_regression import workspace
+
+    like = torch.zeros(1, dtype=torch.float64)
+    here = workspace("test/threads", (4, 3), like)
+    there = []
+    t = threading.Thread(target=lambda: there.append(workspace("test/threads", (4, 3), like)))
+    t.start()
+    t.join()
+    assert here.data_ptr() != there[0].data_ptr()
+    assert workspace("test/threads", (2, 5), like).data_ptr() == here.data_ptr()  # kept and reused in this thread
