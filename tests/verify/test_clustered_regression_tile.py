@@ -32,6 +32,7 @@ def test_tiled_matches_copied_gradients_losses_constants():
         assert _close(gT, gC) and _close(fT, fC)
         assert torch.equal(T.smoothness(), C.smoothness())
         assert torch.equal(T.hessians(), C.H)
+        assert all(torch.equal(T.hessians_of(r), C.H[r]) for r in range(C.replicates))
         models = X[:, 0, :2]
         assert _close(T.gradients_at_models(models), C.gradients_at_models(models))
 

@@ -73,6 +73,11 @@ class ClusteredRegression(ClientProblem):
         """H_j for every replicate ``[R, N, d, d]`` (a copy of each distinct instance per tile)."""
         return self.H if self.tile == 1 else self.H.repeat_interleave(self.tile, 0)
 
+    def hessians_of(self, replicate: int) -> torch.Tensor:
+        """H_j of one replicate ``[N, d, d]``, without copying: a tiled problem keeps each distinct instance once,
+        replicate r being a copy of instance r // tile (``self.H[r]`` would be another replicate's)."""
+        return self.H[replicate // self.tile]
+
     def _flat(self, X: torch.Tensor) -> torch.Tensor:
         """``[R, ..., N, d] -> [R, M, N, d]`` (M = product of the middle axes)."""
         self._check(X)
@@ -488,7 +493,7 @@ def regression_constants(problem: ClusteredRegression, D2: float, replicate: int
 
     from analytic.constants.clustering import quadratic_constants
 
-    H = problem.H[replicate].cpu().numpy()
+    H = problem.hessians_of(replicate).cpu().numpy()
     x_star = problem.optima()[replicate].cpu().numpy()
     resid = np.abs(np.einsum("nab,nb->na", H, x_star) - problem.b[replicate].cpu().numpy()).max()
     if resid > 1e-9 * max(1.0, float(np.abs(problem.b[replicate].cpu().numpy()).max())):

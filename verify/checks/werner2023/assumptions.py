@@ -326,7 +326,7 @@ def c19_fig2_constants(ctx: Context, *, A2_claim: float = float(np.finfo(float).
             q[:, idx] = inter_gap(G[r][:, k], labels, 0.0, rows=idx)
         gaps[r] = np.nanmin(q, axis=-1)
         D2_hat.append(delta2_from_gaps(q, 0.0, "each client's model along training"))
-        H, xs = _np(prob.H[r]), _np(prob.optima()[r])
+        H, xs = _np(prob.hessians_of(r)), _np(prob.optima()[r])
         A2_exact.append(a2_quadratics(H, xs, labels))
         D2_exact.append(delta2_quadratics(H, xs, labels, 0.0))
     half = steps.size // 2
