@@ -13,7 +13,8 @@ from verify.algorithms.two_phase import (
     preconditioners,
     quadratic_coefficients,
 )
-from verify.problems.mixed_regression import MixtureModel, planted_model, workspace
+from verify.problems.mixed_regression import MixtureModel, planted_model
+from verify.workspace import workspace
 
 
 def gen(seed=0):
@@ -178,11 +179,10 @@ def test_client_normal_equations_and_preconditioners_are_bitwise_the_previous_lo
 
 
 def test_workspaces_are_per_thread():
-    """mixed_regression.workspace keeps one buffer per name and thread: a second thread (a Dask worker running two
+    """verify.workspace keeps one buffer per name and thread: a second thread (a Dask worker running two
     checks at once) gets its own, so neither overwrites the other's temporaries."""
     import threading
 
-    from verify.problems.mixed_regression import workspace
 
     like = torch.zeros(1, dtype=torch.float64)
     here = workspace("test/threads", (4, 3), like)

@@ -31,7 +31,8 @@ import torch
 
 from analytic.errors import InputError, require
 from verify.algorithms.orthogonal_iteration import orthogonal_iteration, random_orthonormal
-from verify.problems.mixed_regression import MixtureModel, workspace as _workspace
+from verify.problems.mixed_regression import MixtureModel
+from verify.workspace import workspace as _workspace
 
 SIGN_RULES = ("first_moment", "none", "oracle")
 SIGMA_RULES = ("rayleigh", "norm", "eigen")

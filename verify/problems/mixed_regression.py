@@ -22,7 +22,6 @@ Two objects:
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -30,6 +29,7 @@ import torch
 
 from analytic import validate
 from analytic.errors import InputError, require
+from verify.workspace import workspace
 
 CENTRES = ("random", "orthogonal")
 COVARIANCES = ("identity", "heterogeneous")
@@ -264,25 +264,6 @@ class MixedRegression:
     def M_eff(self) -> float:
         """Kish effective number of clients N^2 / sum n_i^2 = M / (chi^2 + 1)."""
         return effective_clients(self.sizes)
-
-
-_WORKSPACE = threading.local()  # one set of buffers per thread: a Dask worker with several threads runs checks at once
-_WORKSPACE_KEPT = 1 << 24  # buffers up to this many elements (128 MiB in float64) are kept between calls
-
-
-def workspace(name: str, shape, like: torch.Tensor) -> torch.Tensor:
-    """A contiguous ``shape`` view of a per-process buffer kept between calls (grown when too small): fresh large
-    temporaries cost a page fault per 4 KiB on every call, often more than the arithmetic done in them.
-    The view is overwritten by the next call with the same name in the same thread: for temporaries only."""
-    numel = math.prod(shape)
-    kept = _WORKSPACE.__dict__
-    buf = kept.get(name)
-    if buf is None or buf.numel() < numel or buf.dtype != like.dtype or buf.device != like.device:
-        buf = torch.empty(numel, dtype=like.dtype, device=like.device)
-        if numel <= _WORKSPACE_KEPT:
-            kept[name] = buf
-    return buf[:numel].view(shape)
-
 
 
 # -- builders ------------------------------------------------------------------------------------
