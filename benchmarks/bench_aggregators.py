@@ -258,6 +258,41 @@ def _make_caf_literal(n: int, d: int, seed: int):
 BENCHMARKS.update({f"caf_literal_vs_byzfl_N{n}_d{d}": _make_caf_literal(n, d, seed) for n, d, seed in CAF_CELLS})
 
 
+#: (n, d) of the exact CAF's cells: n >= 100 and d = 64-512 (the Gram path where d > n); f = n / 5.
+CAF_EXACT_CELLS = [(n, d) for n in (100, 500) for d in (64, 128, 256, 512)]
+
+
+def bench_caf_exact(n: int, d: int, runs: int) -> dict:
+    """Our exact CAF (numpy loop, top pairs by dsyevr) against the same filter with a full batched
+    ``torch.linalg.eigh`` each iteration (``full_eigh=True``, the path every exact CAF took before), one problem of
+    :func:`_caf_inputs`, one call each; refused unless the estimates and the final weights agree to 1e-12."""
+    from verify.aggregators.caf import caf_filter
+
+    f = n // 5
+    X = _caf_inputs(n, d, f, 0)
+
+    def run(full_eigh: bool):
+        mu, trace = caf_filter(X, f, full_eigh=full_eigh)
+        return torch.cat([mu[0], trace.weights[0]]).numpy(), int(trace.iterations[0])
+
+    iterations = run(False)[1]
+    timing = interleaved(lambda: run(True)[0], lambda: run(False)[0], max(runs, 11))
+    return pair_record(f"caf_exact_vs_full_eigh_N{n}_d{d}",
+                       {"R": 1, "n": n, "d": d, "f": f, "seed": 0, "iterations": iterations}, "full-eigh",
+                       "fedverify's exact CAF with a full batched torch.linalg.eigh each iteration (full_eigh=True: "
+                       "the path before the top-pair solver, bitwise its numbers); estimate and final weights compared",
+                       timing, atol=1e-12)
+
+
+def _make_caf_exact(n: int, d: int):
+    def run(device: str, repeat: int) -> dict:
+        return bench_caf_exact(n, d, max(5, repeat))
+    return run
+
+
+BENCHMARKS.update({f"caf_exact_vs_full_eigh_N{n}_d{d}": _make_caf_exact(n, d) for n, d in CAF_EXACT_CELLS})
+
+
 if __name__ == "__main__":
     only = sys.argv[1:]
     for key, fn in BENCHMARKS.items():

@@ -225,7 +225,7 @@ def _previous_loop(X, f, cap):
         if not bool(active.any()):
             break
         w = c / c.sum(1, keepdim=True)
-        lam, tau = _projections(X, w, "exact", 1, None, None)
+        lam, tau = _projections(X, w, "exact", 1, None, None, False)
         better = active & (lam <= s2_star)
         w_star, s2_star = torch.where(better[:, None], w, w_star), torch.where(better, lam, s2_star)
         tau_max = (tau * (c > 0)).amax(1, keepdim=True)
@@ -254,3 +254,90 @@ def test_loop_with_one_weight_sum_per_iteration_is_the_previous_loop(R, n, d, f,
     assert torch.equal(got, want) and torch.equal(lean, want)
     assert torch.equal(trace.sigma2.isnan(), s2.isnan()) and torch.equal(trace.sigma2.nan_to_num(), s2.nan_to_num())
     assert torch.equal(trace.weight_sum.nan_to_num(), ws.nan_to_num())
+
+
+def _top_pair_inputs(R: int, n: int, d: int, f: int, seed: int) -> torch.Tensor:
+    """Honest N(0, I) inputs, the last f spread 4x wider."""
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(R, n, d, generator=g, dtype=torch.float64)
+    X[:, n - f:] *= 4.0
+    return X
+
+
+@pytest.mark.parametrize("R, n, d, f, max_over, cap, atol", [
+    (1, 100, 64, 20, "positive", None, 1e-12), (2, 64, 200, 12, "positive", 5, 1e-12),
+    (2, 100, 64, 10, "positive", None, 1e-11), (1, 70, 300, 14, "positive", None, 1e-11),
+    (2, 120, 80, 30, "positive", None, 1e-10), (2, 90, 64, 20, "all", 25, 1e-10), (1, 64, 130, 25, "all", 40, 1e-7)])
+def test_top_pair_loop_is_the_full_eigh_loop_to_rounding(R, n, d, f, max_over, cap, atol):
+    """From TOP_PAIR_MIN_DIM on, the numpy loop with dsyevr top pairs (covariance path d <= n, kernel path d > n)
+    gives the batched full-eigh loop's iterations, stops and caps exactly, and its estimate, final weights,
+    sigma_c^2 and means to ``atol`` (sums of weights to n atol); the lean aggregator call is the traced estimate,
+    and each replicate's numbers do not depend on the batch it came in.
+
+    The tolerance grows with the iterations (5-14: 1e-12; 13-21: 1e-11 to 1e-10; the literal loop's 30: 1e-7)
+    because rounding errors in the weights compound: each iteration multiplies c_i by 1 - tau_i / tau_max and the
+    next eigenvector is computed from the perturbed weights. The full-eigh loop is no steadier: at (2, 120, 80, 30)
+    it moves by 1.5e-12 when replicate 1 runs alone instead of in the batch, and a textbook numpy-eigh loop differs
+    from it by 2.1e-11, where this path differs by 9.1e-12."""
+    from verify.aggregators.caf import TOP_PAIR_MIN_DIM, _fast_exact
+    X = _top_pair_inputs(R, n, d, f, seed=n + d)
+    assert min(n, d) >= TOP_PAIR_MIN_DIM and _fast_exact(X) and not _fast_exact(X, full_eigh=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CafIterationCapWarning)
+        got, t = caf_filter(X, f, max_over=max_over, max_iter=cap, record_means=True)
+        want, t0 = caf_filter(X, f, max_over=max_over, max_iter=cap, record_means=True, full_eigh=True)
+        lean = caf(X, f, max_over=max_over, max_iter=cap)
+        alone, t_alone = caf_filter(X[-1:].clone(), f, max_over=max_over, max_iter=cap)
+    assert torch.equal(lean, got) and torch.equal(alone[0], got[-1]) and torch.equal(t_alone.weights[0], t.weights[-1])
+    for name in ("iterations", "capped", "zero_spread"):
+        assert torch.equal(getattr(t, name), getattr(t0, name)), name
+    assert int(t.iterations.min()) >= 5
+    torch.testing.assert_close(got, want, rtol=0, atol=atol)
+    torch.testing.assert_close(t.weights, t0.weights, rtol=0, atol=atol)
+    for name, tol in (("sigma_star2", atol), ("sigma2", atol), ("means", atol), ("weight_sum", n * atol)):
+        a, b = getattr(t, name), getattr(t0, name)
+        assert a.shape == b.shape and torch.equal(a.isnan(), b.isnan()), name
+        torch.testing.assert_close(a.nan_to_num(), b.nan_to_num(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("n, d", [(80, 64), (64, 100)])
+def test_top_pair_loop_stops_on_zero_spread_and_warns_at_its_cap(n, d):
+    """An all-equal replicate stops after one iteration on tau = 0 with the common point itself as the estimate
+    (covariance and kernel paths), and a capped run warns. The full-eigh loop's weighted mean w @ X with
+    w = c / sum c rounds: at n = 80 it misses 1.5, sigma_c^2 is then 3e-28 instead of 0, and that loop zeroes every
+    weight at once instead of stopping on zero spread (an estimate 2e-15 off the common point, another trace)."""
+    X = _top_pair_inputs(2, n, d, 10, seed=1)
+    X[0] = 1.5
+    got, t = caf_filter(X, 10)
+    assert t.zero_spread.tolist() == [True, False] and int(t.iterations[0]) == 1
+    assert float(t.sigma2[0, 0]) == 0.0 and bool((got[0] == 1.5).all()) and bool((t.weights[0] == 1.0).all())
+    with pytest.warns(CafIterationCapWarning, match="cap of 1 iterations"):
+        _, capped = caf_filter(X, 10, max_iter=1)
+    assert capped.capped.tolist() == [False, True]
+
+
+def test_top_symmetric_pair_reads_the_lower_triangle_and_answers_nan_as_eigh_does():
+    """The dsyevr path reads M's lower triangle as torch.linalg.eigh does (garbage above the diagonal is ignored),
+    returns the top pair, not another one, and hands a non-finite matrix to eigh (NaN)."""
+    from verify.aggregators.caf import top_symmetric_pair
+    g = torch.Generator().manual_seed(5)
+    A = torch.randn(3, 70, 90, generator=g, dtype=torch.float64)
+    M = A @ A.transpose(1, 2)
+    lam_e, V_e = torch.linalg.eigh(M)
+    garbage = M + torch.triu(torch.randn(3, 70, 70, generator=g, dtype=torch.float64), diagonal=1) * 100
+    lam, vec = top_symmetric_pair(garbage)
+    torch.testing.assert_close(lam, lam_e[:, -1], rtol=1e-13, atol=0)
+    cos = (vec * V_e[:, :, -1]).sum(-1).abs()
+    torch.testing.assert_close(cos, torch.ones(3, dtype=torch.float64), rtol=0, atol=1e-12)
+    M[1, 3, 2] = float("nan")
+    lam, _ = top_symmetric_pair(M)
+    assert torch.isnan(lam[1]) and torch.isfinite(lam[[0, 2]]).all()
+
+
+def test_exact_benchmark_cell_times_the_same_filter_both_ways():
+    """benchmarks/bench_aggregators.py's exact-CAF row: the two sides agree to 1e-12 (else no ratio is reported)
+    and the record names its instance."""
+    bench = pytest.importorskip("benchmarks.bench_aggregators")
+    rec = bench.bench_caf_exact(100, 64, runs=1)
+    assert rec["name"] == "caf_exact_vs_full_eigh_N100_d64" and rec["max_abs_difference"] <= 1e-12
+    assert rec["size"]["iterations"] >= 5 and rec["baseline"] == "full-eigh" and rec["ratio"] > 0
