@@ -328,53 +328,69 @@ def _projections_one(x: np.ndarray, mu: np.ndarray, w: np.ndarray,
     return lam, (DD @ (sq * u)) ** 2 / lam
 
 
+@dataclass
+class _Run:
+    """One replicate's exact loop (:func:`_exact_one`): sigma_c^2 and mu_c per iteration, sum c before the first
+    and after each, the final weights, whether it was still running at the cap or stopped on zero spread, and the
+    best iterate (mu*, sigma*^2)."""
+
+    sigma2: list
+    means: list
+    weight_sum: list
+    weights: np.ndarray
+    capped: bool
+    zero_spread: bool
+    mu_star: np.ndarray
+    sigma_star2: float
+
+
+def _exact_one(x: np.ndarray, f: int, cap: int, max_over: MaxOver) -> _Run:
+    """Algorithm 2 with exact eigenpairs on one problem ``x [n, d]`` in numpy (the steps of :func:`caf_filter`).
+    The weighted mean is mu_c = (sum_i c_i x_i) / sum_i c_i, one rounding after the sum, so equal inputs give their
+    common point exactly, sigma_c = 0 and the zero-spread stop; mu* is the mu_c of the best iteration."""
+    n, d = x.shape
+    xc = x - x.mean(0) if d > n else x  # CAF is translation equivariant; the kernel path needs centred inputs
+    kernel = xc @ xc.T if d > n else None
+    c, c_sum = np.ones(n), float(n)
+    run = _Run([], [], [c_sum], c, True, False, x.mean(0), math.inf)
+    for _ in range(cap):
+        w = c / c_sum
+        mu = (c @ x) / c_sum
+        lam, tau = _projections_one(xc, mu, w, kernel)
+        if lam <= run.sigma_star2:
+            run.mu_star, run.sigma_star2 = mu, lam
+        tau_max = (tau * (c > 0) if max_over == "positive" else tau).max()
+        run.sigma2.append(lam)
+        run.means.append(mu)
+        if tau_max <= 0:
+            run.zero_spread, run.capped = True, False
+            run.weight_sum.append(c_sum)
+            break
+        c = np.maximum(c * (1.0 - tau / tau_max), 0.0)
+        c_sum = float(c.sum())
+        run.weight_sum.append(c_sum)
+        if not c_sum > n - 2 * f:
+            run.capped = False
+            break
+    run.weights = c
+    return run
+
+
 def _exact_numpy(X: np.ndarray, f: int, cap: int, max_over: MaxOver, record: bool,
                  record_means: bool) -> tuple[torch.Tensor, CafTrace | None]:
     """:func:`caf_filter` with exact eigenpairs for CPU float64 problems from :data:`TOP_PAIR_MIN_DIM` on (f > 0):
-    the same loop, one replicate at a time in numpy (a numpy call costs about 1 us against several for a torch
+    one replicate at a time in numpy (:func:`_exact_one`; a numpy call costs about 1 us against several for a torch
     call, and per problem the eigensolve dominates), top pairs by dsyevr. It agrees with the batched torch loop to
-    rounding: the weights to about eps ||Sigma|| / gap per iteration (tests/verify/test_caf.py). The weighted mean
-    is mu_c = (sum_i c_i x_i) / sum_i c_i, one rounding after the sum, so equal inputs give their common point
-    exactly, sigma_c = 0 and the zero-spread stop; mu* is the mu_c of the best iteration, as Algorithm 2 keeps it."""
+    rounding, which compounds over the iterations (tests/verify/test_caf.py)."""
     R, n, d = X.shape
-    floor = n - 2 * f
-    mus, runs = [], []
-    for x in X:
-        xc = x - x.mean(0) if d > n else x  # CAF is translation equivariant; the kernel path needs centred inputs
-        kernel = xc @ xc.T if d > n else None
-        c, c_sum = np.ones(n), float(n)
-        mu_star, s2_star = x.mean(0), math.inf
-        sigma2, wsum, means = [], [c_sum], []
-        active, zero_spread = True, False
-        for _ in range(cap):
-            w = c / c_sum
-            mu = (c @ x) / c_sum
-            lam, tau = _projections_one(xc, mu, w, kernel)
-            if lam <= s2_star:
-                mu_star, s2_star = mu, lam
-            tau_max = (tau * (c > 0) if max_over == "positive" else tau).max()
-            sigma2.append(lam)
-            if record_means:
-                means.append(mu)
-            if tau_max <= 0:
-                zero_spread, active = True, False
-                wsum.append(c_sum)
-                break
-            c = np.maximum(c * (1.0 - tau / tau_max), 0.0)
-            c_sum = float(c.sum())
-            wsum.append(c_sum)
-            active = c_sum > floor
-            if not active:
-                break
-        mus.append(mu_star)
-        runs.append((sigma2, wsum, means, c, active, zero_spread, s2_star))
-    capped = sum(r[4] for r in runs)
+    runs = [_exact_one(x, f, cap, max_over) for x in X]
+    capped = sum(r.capped for r in runs)
     if capped:
         _warn_capped(max_over, cap, capped, R, stacklevel=4)
-    mu_star = torch.from_numpy(np.stack(mus))
+    mu_star = torch.from_numpy(np.stack([r.mu_star for r in runs]))
     if not record:
         return mu_star, None
-    K = max(len(r[0]) for r in runs)
+    K = max(len(r.sigma2) for r in runs)
 
     def padded(rows: list[list], width: int, tail: tuple = ()) -> torch.Tensor:
         out = np.full((R, width, *tail), np.nan)
@@ -384,12 +400,12 @@ def _exact_numpy(X: np.ndarray, f: int, cap: int, max_over: MaxOver, record: boo
         return torch.from_numpy(out)
 
     trace = CafTrace(
-        iterations=torch.tensor([len(r[0]) for r in runs], dtype=torch.long),
-        sigma_star2=torch.tensor([r[6] for r in runs], dtype=torch.float64),
-        sigma2=padded([r[0] for r in runs], K), weight_sum=padded([r[1] for r in runs], K + 1),
-        weights=torch.from_numpy(np.stack([r[3] for r in runs])),
-        capped=torch.tensor([bool(r[4]) for r in runs]), zero_spread=torch.tensor([r[5] for r in runs]),
-        means=padded([r[2] for r in runs], K, (d,)) if record_means else None)
+        iterations=torch.tensor([len(r.sigma2) for r in runs], dtype=torch.long),
+        sigma_star2=torch.tensor([r.sigma_star2 for r in runs], dtype=torch.float64),
+        sigma2=padded([r.sigma2 for r in runs], K), weight_sum=padded([r.weight_sum for r in runs], K + 1),
+        weights=torch.from_numpy(np.stack([r.weights for r in runs])),
+        capped=torch.tensor([r.capped for r in runs]), zero_spread=torch.tensor([r.zero_spread for r in runs]),
+        means=padded([r.means for r in runs], K, (d,)) if record_means else None)
     return mu_star, trace
 
 
