@@ -314,6 +314,8 @@ def test_top_pair_loop_stops_on_zero_spread_and_warns_at_its_cap(n, d):
     with pytest.warns(CafIterationCapWarning, match="cap of 1 iterations"):
         _, capped = caf_filter(X, 10, max_iter=1)
     assert capped.capped.tolist() == [False, True]
+    with pytest.raises(InputError, match="full_eigh"):
+        caf_filter(X, 10, full_eigh="no")
 
 
 def test_top_symmetric_pair_reads_the_lower_triangle_and_answers_nan_as_eigh_does():

@@ -242,6 +242,7 @@ def caf_filter(X: torch.Tensor, f: int, *, eigen: Eigen = "exact", power_iters: 
     iteration, the path every exact CAF took before (its numbers bitwise).
     """
     R, n, d = _validate(X, f, eigen, max_over, power_iters)
+    require(isinstance(full_eigh, bool), "full_eigh", f"must be True or False, got {full_eigh!r}")
     cap = (2 * f if max_over == "positive" else LITERAL_CAP) if max_iter is None else int(max_iter)
     require(cap >= 0, "max_iter", f"must be >= 0, got {max_iter}")
     if f == 0 and not record:  # the loop never runs (sum c = n = n - 2f): the mean
