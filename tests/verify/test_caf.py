@@ -265,7 +265,7 @@ def _top_pair_inputs(R: int, n: int, d: int, f: int, seed: int) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("R, n, d, f, max_over, cap, atol", [
-    (1, 100, 64, 20, "positive", None, 1e-12), (2, 64, 200, 12, "positive", 5, 1e-12),
+    (1, 100, 64, 20, "positive", None, 1e-11), (2, 64, 200, 12, "positive", 5, 1e-12),
     (2, 100, 64, 10, "positive", None, 1e-11), (1, 70, 300, 14, "positive", None, 1e-11),
     (2, 120, 80, 30, "positive", None, 1e-10), (2, 90, 64, 20, "all", 25, 1e-10), (1, 64, 130, 25, "all", 40, 1e-7)])
 def test_top_pair_loop_is_the_full_eigh_loop_to_rounding(R, n, d, f, max_over, cap, atol):
@@ -274,11 +274,12 @@ def test_top_pair_loop_is_the_full_eigh_loop_to_rounding(R, n, d, f, max_over, c
     sigma_c^2 and means to ``atol`` (sums of weights to n atol); the lean aggregator call is the traced estimate,
     and each replicate's numbers do not depend on the batch it came in.
 
-    The tolerance grows with the iterations (5-14: 1e-12; 13-21: 1e-11 to 1e-10; the literal loop's 30: 1e-7)
-    because rounding errors in the weights compound: each iteration multiplies c_i by 1 - tau_i / tau_max and the
-    next eigenvector is computed from the perturbed weights. The full-eigh loop is no steadier: at (2, 120, 80, 30)
-    it moves by 1.5e-12 when replicate 1 runs alone instead of in the batch, and a textbook numpy-eigh loop differs
-    from it by 2.1e-11, where this path differs by 9.1e-12."""
+    The tolerance grows with the iterations (5: 1e-12; 8-14: 1e-11, measured 4.5e-13 to 3.0e-12; 21: 1e-10; the
+    literal loop's 30: 1e-7, measured 1.2e-8) because rounding errors in the weights compound: each iteration
+    multiplies c_i by 1 - tau_i / tau_max and the next eigenvector is computed from the perturbed weights. The
+    full-eigh loop is no steadier: at (2, 120, 80, 30) it moves by 1.5e-12 when replicate 1 runs alone instead of in
+    the batch, and a textbook numpy-eigh loop differs from it by 2.1e-11, where this path differs by 9.1e-12. On the
+    benchmark's inputs (test_exact_benchmark_cell_...) both agree within 1e-12."""
     from verify.aggregators.caf import TOP_PAIR_MIN_DIM, _fast_exact
     X = _top_pair_inputs(R, n, d, f, seed=n + d)
     assert min(n, d) >= TOP_PAIR_MIN_DIM and _fast_exact(X) and not _fast_exact(X, full_eigh=True)
