@@ -95,9 +95,9 @@ class CafTrace:
 #: CAF computes alone with dsyevr, one problem at a time, and whose filter loop runs in numpy (:func:`_exact_numpy`).
 #: From there the eigensolve is most of an iteration: measured one thread, top pair of one m x m matrix, dsyevr
 #: against ``torch.linalg.eigh``: 0.17 / 0.49 ms at m = 64, 2.7 / 9.5 ms at 256, 12 / 61 ms at 512. Smaller problems
-#: (allouah2025's toys: m <= 30 in batches of up to 1024 replicates, a few at m = 32-56) keep the batched torch loop
-#: and its numbers: the loop is discontinuous at exact ties of tau (identical inputs such as ALIE's copies), where a
-#: rounding-level change decides whether a copy keeps a weight of 1e-16 and so stays in the max over positive
+#: (most of allouah2025's toys: m <= 30 in batches of up to 1024 replicates, some at m = 32-57) keep the batched
+#: torch loop and its numbers: the loop is discontinuous at exact ties of tau (identical inputs such as ALIE's copies),
+#: where a rounding-level change decides whether a copy keeps a weight of 1e-16 and so stays in the max over positive
 #: weights; one such instance (n 34, d 157) moved its CAF error by 23 % when the threshold was 32.
 TOP_PAIR_MIN_DIM = 64
 
@@ -153,7 +153,8 @@ def _weighted_matvec(D: torch.Tensor, w: torch.Tensor, v: torch.Tensor) -> torch
 
 
 def top_eigenpair(D: torch.Tensor, w: torch.Tensor, eigen: Eigen = "exact", *, power_iters: int = 1,
-                  generator: torch.Generator | None = None, full_eigh: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+                  generator: torch.Generator | None = None,
+                  full_eigh: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """Top eigenvalue ``[R]`` and unit eigenvector ``[R, d]`` of Sigma = sum_i w_i D_i D_i^T.
 
     ``D [R, n, d]`` are the centred points, ``w [R, n]`` weights summing to 1. ``exact``: the d x d
