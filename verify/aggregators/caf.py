@@ -112,9 +112,11 @@ def _fast_exact(X: torch.Tensor, full_eigh: bool = False) -> bool:
 def _top_pair(S: np.ndarray) -> tuple[float, np.ndarray]:
     """Largest eigenvalue and a unit eigenvector of the symmetric m x m ``S`` read from its lower triangle (as
     ``torch.linalg.eigh`` reads it), by LAPACK dsyevr with il = iu = m (a tridiagonal reduction and one eigenvector,
-    no full eigendecomposition). Where LAPACK finds no eigenvalue (non-finite entries) ``torch.linalg.eigh`` answers,
-    as the batched path would. Both are backward stable: eigenvalues agree to about eps ||S||, eigenvectors to about
-    eps ||S|| / gap (gap: distance from the top eigenvalue to the next)."""
+    no full eigendecomposition). It is what ``scipy.linalg.eigh(subset_by_index=...)`` calls, without that wrapper's
+    argument handling, about 0.1 ms a call: a loop at n 100, d 64 took 3.4 ms through it, 2.4 ms direct. Where
+    LAPACK finds no eigenvalue (non-finite entries) ``torch.linalg.eigh`` answers, as the batched path would. Both
+    are backward stable: eigenvalues agree to about eps ||S||, eigenvectors to about eps ||S|| / gap (gap: distance
+    from the top eigenvalue to the next)."""
     m = S.shape[0]
     # S.T is the Fortran-order view of S; its upper triangle is S's lower one
     w, z, found, _, info = lapack.dsyevr(S.T, compute_v=1, range="I", il=m, iu=m, lower=0)
@@ -354,7 +356,8 @@ def _exact_one(x: np.ndarray, f: int, cap: int, max_over: MaxOver) -> _Run:
     xc = x - x.mean(0) if d > n else x  # CAF is translation equivariant; the kernel path needs centred inputs
     kernel = xc @ xc.T if d > n else None
     c, c_sum = np.ones(n), float(n)
-    run = _Run([], [], [c_sum], c, True, False, x.mean(0), math.inf)
+    run = _Run(sigma2=[], means=[], weight_sum=[c_sum], weights=c, capped=True, zero_spread=False, mu_star=x.mean(0),
+               sigma_star2=math.inf)
     for _ in range(cap):
         w = c / c_sum
         mu = (c @ x) / c_sum
