@@ -216,6 +216,8 @@ def _jsonable(x: Any) -> Any:
     if isinstance(x, enum.Enum):
         return x.value
     if isinstance(x, np.ndarray):
+        if x.dtype.kind in "biuf":  # tolist gives plain bools, ints and floats: nothing left to convert
+            return x.tolist()
         return _jsonable(x.tolist())
     if hasattr(x, "detach"):  # torch tensor
         return _jsonable(x.detach().cpu().numpy())

@@ -285,12 +285,13 @@ class ResultStore:
     def _remove_leftovers(jp: Path, keep: str | None) -> None:
         """Temporaries and unnamed arrays of this point from saves cut off before their switch (the lock is
         held: no other save of the point is under way)."""
-        stem = re.escape(jp.name[: -len(".json")])
+        name = jp.name[: -len(".json")]
+        stem = re.escape(name)
         pattern = re.compile(rf"(\.{stem}\.(json|npz|a[0-9a-f]{{8}}\.npz)\..+\.tmp|{stem}\.(a[0-9a-f]{{8}}\.)?npz)")
-        for p in jp.parent.iterdir():
-            if p.name != keep and pattern.fullmatch(p.name):
+        for entry in os.listdir(jp.parent):  # names only: the directory holds every check's files
+            if entry != keep and entry.startswith((name, "." + name)) and pattern.fullmatch(entry):
                 with contextlib.suppress(FileNotFoundError):
-                    p.unlink()
+                    (jp.parent / entry).unlink()
 
     def _remove_legacy(self, legacy: Path) -> None:
         """Remove a point's file under its earlier name (and that file's arrays) once the new one is whole."""

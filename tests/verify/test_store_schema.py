@@ -160,6 +160,30 @@ def test_to_dict_is_asdict_without_the_arrays_and_copies_none():
     assert json.dumps(res.to_dict()) == json.dumps(_jsonable(old))
 
 
+def test_numeric_arrays_convert_in_one_step_to_what_the_element_walk_gave():
+    """_jsonable takes a bool, int or float array's tolist() as it is (it holds plain Python values already): the same
+    JSON as walking the elements, for every such kind, 0-d to 3-d, with NaN and infinities; object arrays still walk."""
+    from verify.result import _jsonable
+
+    def walked(x):
+        if isinstance(x, np.ndarray):
+            return walked(x.tolist())
+        if isinstance(x, list):
+            return [walked(v) for v in x]
+        return _jsonable(x)
+
+    rng = np.random.default_rng(7)
+    floats = rng.standard_normal((3, 4, 2))
+    floats[0, 0, 0], floats[1, 2, 1], floats[2, 3, 0] = np.nan, np.inf, -np.inf
+    arrays = [floats, floats.astype(np.float32), floats[0, 0], np.float64(2.5) * np.ones(()), rng.integers(-9, 9, (2, 5)),
+              rng.integers(0, 9, 4).astype(np.uint16), rng.random((2, 3)) < 0.5, np.zeros((0, 3)),
+              np.array([np.float64(1.5), None, {"k": np.int64(2)}], dtype=object)]
+    for a in arrays:
+        got, ref = _jsonable(a), walked(a)
+        assert json.dumps(got, allow_nan=True) == json.dumps(ref, allow_nan=True), a.dtype
+        assert [type(v) for v in np.ravel(got)] == [type(v) for v in np.ravel(ref)]
+
+
 # -- fuzzed: any field replaced by any JSON value, or removed --------------------------------------------
 FIELDS = [("format",), ("run_config",), ("point",), ("point", "grid"), ("arrays",), ("result",),
           *[("result", k) for k in ("id", "paper", "title", "claim", "kind", "verdict", "expected", "observed",
