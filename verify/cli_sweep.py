@@ -81,8 +81,9 @@ def run(args) -> int:
     from verify.engine import Context
     from verify.registry import select
     from verify.store import ResultStore
-    from verify.sweep import (check_grid_names, default_workers, parse_grid, parse_seeds, points_for, run_points,
-                              stability, stored_wall_times)
+    from verify.local_workers import default_workers
+    from verify.sweep import (check_grid_names, parse_grid, parse_seeds, points_for, run_points, stability,
+                              stored_wall_times)
 
     from verify.extras import require
 

@@ -38,18 +38,9 @@ from typing import Callable, Iterable
 from analytic.errors import InputError
 from verify.cli_args import split_values
 from verify.engine import Context
+from verify.local_workers import DASK_CONFIG, WorkerStart, _worker_plugin, local_cluster, one_thread, undo_malloc_trim
 from verify.result import Result
 from verify.store import ResultStore, canonical_grid, grid_key
-
-#: environment of every local worker process: one thread for OpenMP/MKL as for torch
-ONE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-#: Dask settings of the local cluster. Measured here (dutta2023.c02, one worker, 2 loaded cores): 0.4 s in
-#: this process, 2.3-2.7 s in a default Dask worker. Two causes: the nanny's MALLOC_TRIM_THRESHOLD_
-#: (setting it switches off glibc's dynamic mmap threshold, so every tensor above 128 KiB is mmapped and
-#: unmapped again: 1.3-1.7 s without the profiler), and the worker's statistical profiler (a thread that
-#: walks the task's stack every 10 ms; small-op Python code pays for it). Without both: 0.3-0.5 s.
-DASK_CONFIG = {"distributed.worker.profile.enabled": False,
-               "distributed.nanny.pre-spawn-environ": {k: int(v) for k, v in ONE_THREAD_ENV.items()}}
 
 
 # -- what to run ------------------------------------------------------------------------------------
@@ -141,76 +132,22 @@ def points_for(specs, seeds: Iterable[int], grid: dict[str, list]) -> list[Point
 
 
 def stored_wall_times(store: ResultStore, specs) -> dict:
-    """Each check's last wall time in the store, 0 when unknown: the task priority (longest first, so
-    that no long check is left to run alone at the end)."""
+    """Each check's last wall time in the store, else its typical one (verify/typical_times.py): the task priority
+    (longest first, so that no long check is left to run alone at the end)."""
+    from verify.typical_times import typical_wall_time
+
     out = {}
     for s in specs:
+        out[s.id] = typical_wall_time(s.id)
         try:
-            out[s.id] = float(store.load(s.id).env.get("wall_time_s", 0.0)) if store.json_path(s.id).exists() else 0.0
-        except Exception:  # noqa: BLE001 - a damaged file only loses its priority
-            out[s.id] = 0.0
+            if store.json_path(s.id).exists():
+                out[s.id] = float(store.load(s.id).env.get("wall_time_s", out[s.id]))
+        except Exception:  # noqa: BLE001 - a damaged file only loses its stored time
+            pass
     return out
 
 
-def default_workers() -> int:
-    """The cores this process may use (the affinity mask where the OS has one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return max(1, os.cpu_count() or 1)
-
-
 # -- one task ----------------------------------------------------------------------------------------
-def one_thread() -> None:
-    """One torch thread in this process (a Dask worker): both cores busy, no OpenMP rendezvous."""
-    import torch
-
-    if torch.get_num_threads() != 1:
-        torch.set_num_threads(1)
-
-
-_MALLOC_FIXED = False
-
-
-def undo_malloc_trim() -> None:
-    """In a worker that a Dask nanny started with ``MALLOC_TRIM_THRESHOLD_`` (``dask worker`` on a
-    cluster): give glibc back thresholds like its dynamic ones (trim 64 MiB, mmap 32 MiB, the dynamic
-    maximum), so that tensors are not mmapped and unmapped at every allocation (see DASK_CONFIG)."""
-    global _MALLOC_FIXED
-    if _MALLOC_FIXED or "MALLOC_TRIM_THRESHOLD_" not in os.environ:
-        return
-    _MALLOC_FIXED = True
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-1, 64 << 20)  # M_TRIM_THRESHOLD
-        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):  # not glibc: nothing to undo
-        pass
-
-
-class TuneWorker:
-    """A Dask worker plugin: no statistical profiler on the worker (see DASK_CONFIG), glibc's
-    thresholds back (:func:`undo_malloc_trim`). Registered by every sweep on the cluster it uses."""
-
-    name = "fedverify-tune-worker"
-    idempotent = True
-
-    def setup(self, worker) -> None:
-        for name in ("profile", "profile-cycle"):
-            pc = worker.periodic_callbacks.get(name)
-            if pc is not None:
-                pc.stop()
-        undo_malloc_trim()
-
-    def teardown(self, worker) -> None:
-        pass
-
-    def transition(self, key, start, finish, **kwargs) -> None:
-        pass
-
-
 def point_key(spec, ctx: Context, grid: dict | None) -> dict:
     """The rerun key of a point: the check's (:meth:`CheckSpec.rerun_key`) plus its keyword overrides.
     At seed 0 with no grid it is exactly ``fedverify run``'s key, so the two reuse each other's Result."""
@@ -250,38 +187,19 @@ class Outcome:
     worker: str = ""
 
 
-def local_cluster(workers: int):
-    """A LocalCluster of ``workers`` processes, one thread each, one OpenMP/MKL/torch thread each, no
-    memory limit (a check's own allocation check decides), no dashboard."""
-    import logging
-
-    from distributed import LocalCluster
-
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=0,
-                        dashboard_address=None, silence_logs=logging.ERROR, env=dict(ONE_THREAD_ENV))
-
-
-def _worker_plugin():
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    class _Tune(TuneWorker, WorkerPlugin):
-        pass
-
-    return _Tune()
-
-
 def run_points(points: list[Point], specs: dict, *, settings: dict, store: ResultStore, force: bool = False,
                workers: int = 1, scheduler: str | None = None, imports: tuple = (),
                on_outcome: Callable[[Outcome], None] | None = None, priority: dict | None = None,
-               share_here: bool = False) -> list[Outcome]:
+               share_here: bool = False, start: "WorkerStart | None" = None) -> list[Outcome]:
     """Run every point not already stored under its rerun key; store each Result as it arrives.
 
     Each Result is stored at its point (seed 0 at the defaults: the check's top-level file, as ``fedverify
     run`` stores it; any other point beside it, never over it: verify/store.py). ``priority``: a number per
     check id (bigger starts first; the stored wall time is a good one, so that long checks do not finish
     last). ``share_here`` (a local cluster only): this process runs points too, beside ``workers - 1`` worker
-    processes (it has imported the checks already, so one worker's start is saved). Returns one
-    :class:`Outcome` per point, in the order of ``points``.
+    processes (it has imported the checks already, so one worker's start is saved); ``start``: those workers, started
+    earlier by the caller (:class:`WorkerStart`, closed here). Returns one :class:`Outcome` per point, in the order of
+    ``points``.
     """
     on_outcome = on_outcome or (lambda o: None)
 
@@ -318,12 +236,16 @@ def run_points(points: list[Point], specs: dict, *, settings: dict, store: Resul
         on_outcome(o)
 
     run_here = _runner_here(specs, settings, finish)
-    if todo and workers <= 1 and scheduler is None:
-        for p, key in todo:
-            run_here(p, key)
-    elif todo:
-        _run_on_dask(todo, settings=settings, workers=workers, scheduler=scheduler, imports=imports,
-                     finish=finish, priority=priority or {}, run_here=run_here if share_here else None)
+    try:
+        if todo and workers <= 1 and scheduler is None:
+            for p, key in todo:
+                run_here(p, key)
+        elif todo:
+            _run_on_dask(todo, settings=settings, workers=workers, scheduler=scheduler, imports=imports,
+                         finish=finish, priority=priority or {}, run_here=run_here if share_here else None, start=start)
+    finally:
+        if start is not None:
+            start.close()
     return [outcomes[p.key] for p in points if p.key in outcomes]
 
 
@@ -346,14 +268,19 @@ def _runner_here(specs, settings, finish):
     return run
 
 
-def _run_on_dask(todo, *, settings, workers, scheduler, imports, finish, priority, run_here=None) -> None:
+def _run_on_dask(todo, *, settings, workers, scheduler, imports, finish, priority, run_here=None, start=None) -> None:
     import dask
     import distributed  # noqa: F401 - its defaults in dask.config first, or leaving the block below drops them
 
     with dask.config.set(DASK_CONFIG):
-        if run_here is not None and scheduler is None and min(workers, len(todo)) > 1:
-            _shared_loop(todo, settings=settings, workers=min(workers, len(todo)), imports=imports, finish=finish,
-                         priority=priority, run_here=run_here)
+        if run_here is not None and scheduler is None and (start is not None or min(workers, len(todo)) > 1):
+            mine = WorkerStart(min(workers, len(todo)) - 1) if start is None else None  # a given start is the caller's
+            try:
+                _shared_loop(todo, settings=settings, imports=imports, finish=finish, priority=priority,
+                             run_here=run_here, start=start or mine)
+            finally:
+                if mine is not None:
+                    mine.close()
             return
         _dask_loop(todo, settings=settings, workers=workers, scheduler=scheduler, imports=imports, finish=finish,
                    priority=priority)
@@ -377,22 +304,23 @@ def _settle(f, p: Point, key: dict, finish) -> None:
     f.release()
 
 
-def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here) -> None:
-    """``workers - 1`` worker processes and this process take the points from one queue, longest first. A
-    worker's next point is submitted when its last one finishes (from Dask's callback thread); Results are
-    stored here, between this process's own points, so ``finish`` runs in one thread only."""
+def _shared_loop(todo, *, settings, imports, finish, priority, run_here, start: WorkerStart) -> None:
+    """The worker processes of ``start`` and this process take the points from one queue, longest first. Each worker
+    holds two points (the one it runs and the next), so that it never waits for this process to hand it one; a
+    worker's next point is submitted when one of its points finishes (from Dask's callback thread). Results are stored
+    here, between this process's own points, so ``finish`` runs in one thread only."""
     import queue
     import threading
     from collections import deque
 
     import torch
-    from distributed import Client
 
     order = sorted(todo, key=lambda t: -priority.get(t[0].check_id, 0))
     pending, lock, done = deque(order), threading.Lock(), queue.Queue()
     token = uuid.uuid4().hex[:8]
     futures: dict = {}
     inflight = [0]  # points taken for a worker and not settled yet (a callback may hold one not in futures yet)
+    client: dict = {}
 
     def take(for_worker: bool = False):
         with lock:
@@ -408,28 +336,26 @@ def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here
         _settle(f, p, key, finish)
 
     threads = torch.get_num_threads()
-    started: dict = {}  # the cluster and its client, or the error that stopped them
+    failed: dict = {}  # the error that stopped the workers' start
 
     def submit() -> None:
         item = take(for_worker=True)
         if item is None:
             return
         p, key = item
-        f = _submit(started["client"], p, settings, imports, token)
+        f = _submit(client["client"], p, settings, imports, token)
         futures[f] = (p, key)
         f.add_done_callback(lambda fut: (done.put(fut), submit()))
 
     def start_workers() -> None:  # in a thread: this process runs points while the workers start
-        try:  # (under _run_on_dask's DASK_CONFIG: this thread is joined inside it)
-            started["cluster"] = local_cluster(workers - 1)
-            started["client"] = Client(started["cluster"])
-            started["client"].register_plugin(_worker_plugin())
-            for _ in range(workers - 1):
+        try:
+            client["client"] = start.client()
+            for _ in range(2 * start.workers):
                 submit()
         except BaseException as exc:  # noqa: BLE001 - raised again in the main thread
-            started["error"] = exc
+            failed["error"] = exc
 
-    starter = threading.Thread(target=start_workers, name="fedverify-workers", daemon=True)
+    starter = threading.Thread(target=start_workers, name="fedverify-submit", daemon=True)
     starter.start()
     one_thread()  # this process is one of the workers now
     try:
@@ -441,8 +367,8 @@ def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here
                 break
             run_here(*item)
         starter.join()
-        if "error" in started:
-            raise started["error"]
+        if "error" in failed:
+            raise failed["error"]
         while inflight[0]:
             settle(done.get())
     except BaseException:
@@ -454,10 +380,6 @@ def _shared_loop(todo, *, settings, workers, imports, finish, priority, run_here
     finally:
         torch.set_num_threads(threads)
         starter.join()
-        if "client" in started:
-            started["client"].close()
-        if "cluster" in started:
-            started["cluster"].close()
 
 
 def _dask_loop(todo, *, settings, workers, scheduler, imports, finish, priority) -> None:

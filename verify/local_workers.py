@@ -1,0 +1,168 @@
+"""Local Dask worker processes for ``fedverify run --workers N`` and ``fedverify sweep --workers N``: how many,
+their environment (one thread each), the plugin that tunes them, and :class:`WorkerStart`, which starts them in a
+thread while this process goes on.
+
+This module imports neither torch nor the checks, so that ``run --workers N`` can start its workers before this
+process imports them (about 4.5 s): the workers import theirs on the other cores meanwhile.
+"""
+from __future__ import annotations
+
+import os
+
+#: environment of every local worker process: one thread for OpenMP/MKL as for torch
+ONE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+#: Dask settings of the local cluster. Measured here (dutta2023.c02, one worker, 2 loaded cores): 0.4 s in
+#: this process, 2.3-2.7 s in a default Dask worker. Two causes: the nanny's MALLOC_TRIM_THRESHOLD_
+#: (setting it switches off glibc's dynamic mmap threshold, so every tensor above 128 KiB is mmapped and
+#: unmapped again: 1.3-1.7 s without the profiler), and the worker's statistical profiler (a thread that
+#: walks the task's stack every 10 ms; small-op Python code pays for it). Without both: 0.3-0.5 s.
+DASK_CONFIG = {"distributed.worker.profile.enabled": False,
+               "distributed.nanny.pre-spawn-environ": {k: int(v) for k, v in ONE_THREAD_ENV.items()}}
+
+
+def default_workers() -> int:
+    """The cores this process may use (the affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def one_thread() -> None:
+    """One torch thread in this process (a Dask worker): both cores busy, no OpenMP rendezvous."""
+    import torch
+
+    if torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+
+
+_MALLOC_FIXED = False
+
+
+def undo_malloc_trim() -> None:
+    """In a worker that a Dask nanny started with ``MALLOC_TRIM_THRESHOLD_`` (``dask worker`` on a
+    cluster): give glibc back thresholds like its dynamic ones (trim 64 MiB, mmap 32 MiB, the dynamic
+    maximum), so that tensors are not mmapped and unmapped at every allocation (see DASK_CONFIG)."""
+    global _MALLOC_FIXED
+    if _MALLOC_FIXED or "MALLOC_TRIM_THRESHOLD_" not in os.environ:
+        return
+    _MALLOC_FIXED = True
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-1, 64 << 20)  # M_TRIM_THRESHOLD
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):  # not glibc: nothing to undo
+        pass
+
+
+class TuneWorker:
+    """A Dask worker plugin: no statistical profiler on the worker (see DASK_CONFIG), glibc's
+    thresholds back (:func:`undo_malloc_trim`). Registered by every sweep on the cluster it uses."""
+
+    name = "fedverify-tune-worker"
+    idempotent = True
+
+    def setup(self, worker) -> None:
+        for name in ("profile", "profile-cycle"):
+            pc = worker.periodic_callbacks.get(name)
+            if pc is not None:
+                pc.stop()
+        undo_malloc_trim()
+
+    def teardown(self, worker) -> None:
+        pass
+
+    def transition(self, key, start, finish, **kwargs) -> None:
+        pass
+
+
+def local_cluster(workers: int):
+    """A LocalCluster of ``workers`` processes, one thread each, one OpenMP/MKL/torch thread each, no
+    memory limit (a check's own allocation check decides), no dashboard."""
+    import logging
+
+    from distributed import LocalCluster
+
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=0,
+                        dashboard_address=None, silence_logs=logging.ERROR, env=dict(ONE_THREAD_ENV))
+
+
+def _worker_plugin():
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class _Tune(TuneWorker, WorkerPlugin):
+        pass
+
+    return _Tune()
+
+
+def warm_worker(imports: tuple = ()) -> float:
+    """A worker's first task when it is to run checks of this process's queue: torch and every check module
+    imported (about 4.5 CPU-s), while this process is still importing and keying its own points, so that the
+    worker's first point starts at once. Returns the seconds it took."""
+    import time
+
+    t0 = time.perf_counter()
+    one_thread()
+    from verify.registry import import_modules, load_all
+
+    if imports:
+        import_modules(imports)
+    load_all()
+    return time.perf_counter() - t0
+
+
+class WorkerStart:
+    """``workers`` local worker processes started in a thread, so that this process goes on meanwhile (importing
+    the checks, keying and running points): :meth:`client` waits for them. ``warm``: each worker's first task is
+    :func:`warm_worker`. The Dask settings (DASK_CONFIG) hold from here until :meth:`close`, which is idempotent."""
+
+    def __init__(self, workers: int, *, warm: bool = False, imports: tuple = ()) -> None:
+        import threading
+
+        import dask
+        import distributed  # noqa: F401 - its defaults in dask.config first, or the settings' exit drops them
+
+        self.workers = workers
+        self._config = dask.config.set(DASK_CONFIG)
+        self._made: dict = {}
+        self._closed = False
+        self._thread = threading.Thread(target=self._start, args=(warm, tuple(imports)), name="fedverify-workers",
+                                        daemon=True)
+        self._thread.start()
+
+    def _start(self, warm: bool, imports: tuple) -> None:
+        try:
+            from distributed import Client
+
+            self._made["cluster"] = local_cluster(self.workers)
+            client = self._made["client"] = Client(self._made["cluster"])
+            client.register_plugin(_worker_plugin())
+            if warm:
+                self._made["warm"] = [client.submit(warm_worker, imports, pure=False, workers=[w])
+                                      for w in client.scheduler_info()["workers"]]
+        except BaseException as exc:  # noqa: BLE001 - raised again by client()
+            self._made["error"] = exc
+
+    def client(self):
+        """The cluster's client once the workers are up (the error that stopped them is raised here)."""
+        self._thread.join()
+        if "error" in self._made:
+            raise self._made["error"]
+        return self._made["client"]
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._thread.join()
+        try:
+            for f in self._made.get("warm", []):
+                f.release()
+            for name in ("client", "cluster"):
+                if name in self._made:
+                    self._made[name].close()
+        finally:
+            self._config.__exit__(None, None, None)
