@@ -255,8 +255,6 @@ def _finish_run(args, store, results, failed, too_big, where: str) -> int:
 
 
 def cmd_run(args) -> int:
-    from verify.store import UnreadableResult
-
     writable_dir(args.results, "--results")  # paths first: a bad one must not cost a long run its results
     if args.json not in (None, "-"):
         output_file(args.json, "--json")
@@ -271,6 +269,33 @@ def cmd_run(args) -> int:
     stored = cli_stored.answer(args, store, plain_say)  # all stored: answered without torch or the checks
     if stored is not None:
         return _finish_run(args, store, stored, [], [], f"{time.perf_counter() - t_start:.1f}s, all stored")
+    early = _early_workers(args)
+    try:
+        return _run_checks(args, store, t_start, plain_say, early)
+    finally:
+        if early is not None:
+            early.close()
+
+
+def _early_workers(args):
+    """The worker processes of ``run --workers N`` (N > 1 with --all or --paper; no --set, --budget or --import),
+    started before this process imports torch and the checks (about 4.5 s), so that they import theirs meanwhile and
+    take their first check as soon as the queue exists; None where the run is not going to use them."""
+    if not (args.all or args.paper) or args.set or args.budget is not None or getattr(args, "imported", False):
+        return None
+    from verify.extras import available
+    from verify.local_workers import WorkerStart, default_workers
+
+    workers = args.workers if args.workers is not None else default_workers()
+    if workers <= 1 or not available("distributed"):
+        return None
+    return WorkerStart(workers - 1, warm=True)
+
+
+def _run_checks(args, store, t_start: float, plain_say, early) -> int:
+    """``cmd_run`` once the run is known to compute something: the checks in this process, or shared with local
+    workers (``early``: already started, else None)."""
+    from verify.store import UnreadableResult
     from verify.threads import use_threads
 
     use_threads(args.threads)  # before any torch work (the checks' modules build tensors when imported)
@@ -284,7 +309,8 @@ def cmd_run(args) -> int:
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
         raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
     from verify import cli_long
-    from verify.sweep import default_workers, point_key
+    from verify.local_workers import default_workers
+    from verify.sweep import point_key
 
     overrides = cli_long.parse_set(args.set, specs)
     budget = cli_long.Budget(cli_long.parse_budget(args.budget))
@@ -296,7 +322,9 @@ def cmd_run(args) -> int:
         workers = 1  # the default only: without fedverify[sweep] the checks run in this process
     if workers > 1 and len(specs) > 1 and not overrides and budget.seconds is None:
         require("distributed")
-        return _run_on_cluster(args, specs, store, workers)
+        return _run_on_cluster(args, specs, store, workers, early)
+    if early is not None:  # one check after all: this process alone
+        early.close()
     results, failed, too_big = [], [], []
     bar = None
     if not args.quiet and sys.stderr.isatty():
@@ -371,7 +399,7 @@ def cmd_run(args) -> int:
     return _finish_run(args, store, results, failed, too_big, f"{time.perf_counter() - t_start:.1f}s")
 
 
-def _run_on_cluster(args, specs, store, workers: int) -> int:
+def _run_on_cluster(args, specs, store, workers: int, early=None) -> int:
     """``fedverify run --workers N``: the same checks, one Dask task each on a local cluster of N worker
     processes with one thread each (verify/sweep.py); each Result stored at its top-level file as it
     arrives, in the run's order in ``--json``, exit codes as in this process."""
@@ -412,7 +440,7 @@ def _run_on_cluster(args, specs, store, workers: int) -> int:
     try:
         outcomes = run_points([Point(s.id, args.seed, {}) for s in specs], {s.id: s for s in specs}, settings=settings,
                               store=store, force=args.force, workers=workers,
-                              on_outcome=on_outcome, priority=priority, share_here=True)
+                              on_outcome=on_outcome, priority=priority, share_here=True, start=early)
     except KeyboardInterrupt:
         if bar:
             bar.close()

@@ -221,6 +221,53 @@ def test_run_with_two_workers_equals_run_in_process(capsys, tmp_path, one_torch_
     assert code == 0 and capsys.readouterr().out.count("(stored; --force reruns)") == 2
 
 
+@pytest.mark.parametrize("argv,starts", [
+    (["--all", "--workers", "2"], True),
+    (["--paper", "su2022"], True),  # the default: one worker a core (two here)
+    (["--paper", "su2022", "--workers", "1"], False),
+    (list(CHEAP) + ["--workers", "2"], False),  # named checks: imported only after the choice (verify/registry.py)
+    (["--all", "--workers", "2", "--set", "d=3"], False),
+    (["--all", "--workers", "2", "--budget", "60"], False),
+])
+def test_workers_start_early_only_where_the_run_will_share_its_queue(monkeypatch, argv, starts):
+    """`run` starts its worker processes before importing torch and the checks only for --all / --paper with more than
+    one worker and neither --set nor --budget (the paths that run on the cluster); nothing else starts any."""
+    import verify.local_workers
+
+    made = []
+    monkeypatch.setattr(verify.local_workers, "WorkerStart", lambda n, **kw: made.append((n, kw)) or "started")
+    monkeypatch.setattr(verify.local_workers, "default_workers", lambda: 2)
+    args = cli.build_parser().parse_args(["run", *argv])
+    args.imported = False
+    assert (cli._early_workers(args) == "started") is starts
+    assert made == ([(1, {"warm": True})] if starts else [])
+    args.imported = True  # --import: the workers would not know those modules (the cluster path imports them)
+    made.clear()
+    assert cli._early_workers(args) is None and made == []
+
+
+def test_run_paper_with_two_workers_starts_and_warms_its_worker_first(capsys, tmp_path, one_torch_thread, monkeypatch):
+    """`run --paper P --workers 2`: its worker starts before this process imports the checks and imports them as its
+    first task; this process and the worker share one queue; the Results equal this process's, and Dask's settings
+    are given back."""
+    import dask
+    import distributed  # noqa: F401 - its defaults in dask.config first
+
+    import verify.registry
+
+    ref = sequential(tmp_path, CHEAP, [0])
+    picked = select(list(CHEAP))
+    monkeypatch.setattr(verify.registry, "select", lambda ids=(), paper=None, all_=False: picked)
+    before = dask.config.get("distributed.worker.profile.enabled", None)
+    out = tmp_path / "shared"
+    code = cli.main(["run", "--paper", "su2022", "--workers", "2", "--results", str(out), "--quiet",
+                     "--json", str(tmp_path / "shared.json")])
+    assert code == 0 and "2 as expected" in capsys.readouterr().out
+    got = {(r["id"], 0): comparable(r) for r in json.loads((tmp_path / "shared.json").read_text())}
+    assert got == ref and all((out / f"{c}.json").exists() for c in CHEAP)
+    assert dask.config.get("distributed.worker.profile.enabled") == before is True  # the run's False is gone
+
+
 def test_this_process_and_a_worker_share_one_queue(tmp_path, one_torch_thread):
     """`run --workers 2`'s path (share_here): this process and one worker process take the points from one queue;
     every point arrives once, both took some, and each Result equals the sequential one."""
