@@ -40,7 +40,8 @@ LAYERS = {
     "verify.cli": 7, "verify.cli_constants": 7, "verify.cli_privacy": 7, "verify.cli_search": 7,
     "verify.cli_sweep": 7, "verify.cli_long": 7, "verify.cli_stored": 7, "verify.cli_results": 7,
     "verify.cli_statements": 7,
-    "counterexamples.cli_demo": 7, "verify.sweep": 7, "verify.api": 7, "verify.__main__": 7, "reports": 7,
+    "counterexamples.cli_demo": 7, "verify.sweep": 7, "verify.local_workers": 7, "verify.typical_times": 7,
+    "verify.api": 7, "verify.__main__": 7, "reports": 7,
 }
 #: modules of the core that only name what sits above them in docstrings, or not at all
 EXPLICIT_CORE = {"verify"}
