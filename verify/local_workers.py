@@ -89,7 +89,8 @@ def local_cluster(workers: int):
                         dashboard_address=None, silence_logs=logging.ERROR, env=dict(ONE_THREAD_ENV))
 
 
-def _worker_plugin():
+def worker_plugin():
+    """A :class:`TuneWorker` that Dask accepts as a worker plugin (distributed imported only here)."""
     from distributed.diagnostics.plugin import WorkerPlugin
 
     class _Tune(TuneWorker, WorkerPlugin):
@@ -139,7 +140,7 @@ class WorkerStart:
 
             self._made["cluster"] = local_cluster(self.workers)
             client = self._made["client"] = Client(self._made["cluster"])
-            client.register_plugin(_worker_plugin())
+            client.register_plugin(worker_plugin())
             if warm:
                 self._made["warm"] = [client.submit(warm_worker, imports, pure=False, workers=[w])
                                       for w in client.scheduler_info()["workers"]]

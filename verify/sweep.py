@@ -38,7 +38,7 @@ from typing import Callable, Iterable
 from analytic.errors import InputError
 from verify.cli_args import split_values
 from verify.engine import Context
-from verify.local_workers import DASK_CONFIG, WorkerStart, _worker_plugin, local_cluster, one_thread, undo_malloc_trim
+from verify.local_workers import DASK_CONFIG, WorkerStart, local_cluster, one_thread, undo_malloc_trim, worker_plugin
 from verify.result import Result
 from verify.store import ResultStore, canonical_grid, grid_key
 
@@ -190,7 +190,7 @@ class Outcome:
 def run_points(points: list[Point], specs: dict, *, settings: dict, store: ResultStore, force: bool = False,
                workers: int = 1, scheduler: str | None = None, imports: tuple = (),
                on_outcome: Callable[[Outcome], None] | None = None, priority: dict | None = None,
-               share_here: bool = False, start: "WorkerStart | None" = None) -> list[Outcome]:
+               share_here: bool = False, start: WorkerStart | None = None) -> list[Outcome]:
     """Run every point not already stored under its rerun key; store each Result as it arrives.
 
     Each Result is stored at its point (seed 0 at the defaults: the check's top-level file, as ``fedverify
@@ -396,7 +396,7 @@ def _dask_loop(todo, *, settings, workers, scheduler, imports, finish, priority)
             except (OSError, TimeoutError) as exc:
                 raise InputError("scheduler", f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
         with client:
-            client.register_plugin(_worker_plugin())
+            client.register_plugin(worker_plugin())
             token = uuid.uuid4().hex[:8]
             futures = {}
             for p, key in todo:
