@@ -284,12 +284,23 @@ def _early_workers(args):
     if not (args.all or args.paper) or args.set or args.budget is not None or getattr(args, "imported", False):
         return None
     from verify.extras import available
-    from verify.local_workers import WorkerStart, default_workers
+    from verify.local_workers import WorkerStart
 
-    workers = args.workers if args.workers is not None else default_workers()
+    workers = _run_workers(args)
     if workers <= 1 or not available("distributed"):
         return None
     return WorkerStart(workers - 1, warm=True)
+
+
+def _run_workers(args) -> int:
+    """The processes a run asks for: ``--workers``, else one a core with --all or --paper (one without
+    fedverify[sweep]: the checks then run in this process), else 1."""
+    if args.workers is not None:
+        return args.workers
+    from verify.extras import available
+    from verify.local_workers import default_workers
+
+    return default_workers() if (args.all or args.paper) and available("distributed") else 1
 
 
 def _run_checks(args, store, t_start: float, plain_say, early) -> int:
@@ -309,17 +320,14 @@ def _run_checks(args, store, t_start: float, plain_say, early) -> int:
     if args.dtype == "float32" and ctx.torch_device.type != "cuda":
         raise InputError("--dtype", "float32 is allowed on CUDA only; theory checks on the CPU run in float64")
     from verify import cli_long
-    from verify.local_workers import default_workers
     from verify.sweep import point_key
 
     overrides = cli_long.parse_set(args.set, specs)
     budget = cli_long.Budget(cli_long.parse_budget(args.budget))
     where = {"seed": args.seed, "grid": overrides} if overrides else {"seed": args.seed}  # the store's place of this run's Results
-    from verify.extras import available, require
+    from verify.extras import require
 
-    workers = args.workers if args.workers is not None else (default_workers() if args.all or args.paper else 1)
-    if args.workers is None and not available("distributed"):
-        workers = 1  # the default only: without fedverify[sweep] the checks run in this process
+    workers = _run_workers(args)
     if workers > 1 and len(specs) > 1 and not overrides and budget.seconds is None:
         require("distributed")
         return _run_on_cluster(args, specs, store, workers, early)

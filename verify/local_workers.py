@@ -99,7 +99,7 @@ def worker_plugin():
     return _Tune()
 
 
-def warm_worker(imports: tuple = ()) -> float:
+def warm_worker() -> float:
     """A worker's first task when it is to run checks of this process's queue: torch and every check module
     imported (about 4.5 CPU-s), while this process is still importing and keying its own points, so that the
     worker's first point starts at once. Returns the seconds it took."""
@@ -107,10 +107,8 @@ def warm_worker(imports: tuple = ()) -> float:
 
     t0 = time.perf_counter()
     one_thread()
-    from verify.registry import import_modules, load_all
+    from verify.registry import load_all
 
-    if imports:
-        import_modules(imports)
     load_all()
     return time.perf_counter() - t0
 
@@ -120,7 +118,7 @@ class WorkerStart:
     the checks, keying and running points): :meth:`client` waits for them. ``warm``: each worker's first task is
     :func:`warm_worker`. The Dask settings (DASK_CONFIG) hold from here until :meth:`close`, which is idempotent."""
 
-    def __init__(self, workers: int, *, warm: bool = False, imports: tuple = ()) -> None:
+    def __init__(self, workers: int, *, warm: bool = False) -> None:
         import threading
 
         import dask
@@ -130,11 +128,10 @@ class WorkerStart:
         self._config = dask.config.set(DASK_CONFIG)
         self._made: dict = {}
         self._closed = False
-        self._thread = threading.Thread(target=self._start, args=(warm, tuple(imports)), name="fedverify-workers",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._start, args=(warm,), name="fedverify-workers", daemon=True)
         self._thread.start()
 
-    def _start(self, warm: bool, imports: tuple) -> None:
+    def _start(self, warm: bool) -> None:
         try:
             from distributed import Client
 
@@ -142,7 +139,7 @@ class WorkerStart:
             client = self._made["client"] = Client(self._made["cluster"])
             client.register_plugin(worker_plugin())
             if warm:
-                self._made["warm"] = [client.submit(warm_worker, imports, pure=False, workers=[w])
+                self._made["warm"] = [client.submit(warm_worker, pure=False, workers=[w])
                                       for w in client.scheduler_info()["workers"]]
         except BaseException as exc:  # noqa: BLE001 - raised again by client()
             self._made["error"] = exc
