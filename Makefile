@@ -2,7 +2,7 @@
 #   make report   set up (if needed), run the quick suite, write report.pdf
 #   make test     set up (if needed), run the default test suite (< 10 min on 2 cores)
 #   make native   build the optional fused Threshold-Clustering kernel (C++; ~3 min); setup builds the
-#                 plain-C Threshold-Clustering balls (verify/algorithms/tc_c.py, about a second; torch without a compiler)
+#                 plain-C kernels (verify/native.py, about a second; torch and numpy without a compiler)
 # TORCH picks the torch requirement; the default is the CPU build that installs offline here.
 # Users with GPUs: make setup TORCH='torch==2.13.0' PIP_EXTRA='--index-url https://download.pytorch.org/whl/cu124'
 
@@ -19,13 +19,13 @@ STAMP := $(VENV)/.fedverify-setup
 
 .PHONY: setup native report test test-slow bench clean
 
-# the plain-C kernels (verify/algorithms/tc_c.py) are built on every setup: a no-op when the build for these sources and
+# the plain-C kernels (verify/native.py) are built on every setup: a no-op when the build for these sources and
 # this CPU exists, a rebuild (about a second) after an edit of a .c file, which the stamp below does not see; and the
 # bytecode of the project's modules, written even where PYTHONDONTWRITEBYTECODE is set (an editable install compiles
 # nothing), so that test workers and the commands tests start do not each compile them again (about 0.8 CPU-s a
 # process); a no-op when they are up to date
 setup: $(STAMP)
-	-@$(BIN)/python -m verify.algorithms.tc_c 2>/dev/null
+	-@$(BIN)/python -m verify.native 2>/dev/null
 	-@$(BIN)/python -m compileall -q verify analytic reports counterexamples >/dev/null
 
 $(STAMP): pyproject.toml Makefile

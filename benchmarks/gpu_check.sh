@@ -23,7 +23,7 @@ if compgen -G ".whl/*.whl" >/dev/null; then
 fi
 # the entry points register the checks, so the project is installed (editable, offline, no dependencies)
 "$PY" -m pip install -q --no-index --no-deps --no-build-isolation -e . || exit 1
-"$PY" -m verify.algorithms.tc_c
+"$PY" -m verify.native
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 "$PY" -c "import torch, numpy; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.is_available(), \
 'numpy', numpy.__version__, 'cpu threads', torch.get_num_threads())"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from verify.algorithms.tc_c import build_root, cpu_fingerprint
+from verify.native import build_root, cpu_fingerprint
 
 NAME = "fedverify_tc_native"
 SOURCE = Path(__file__).with_name("tc_native.cpp")
