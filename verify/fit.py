@@ -52,6 +52,7 @@ from analytic import validate as check
 from analytic.bounds import Bound
 from analytic.errors import InputError
 from verify.evidence import bound_evidence, rate_evidence
+from verify.native import library as native_library
 from verify.result import Assumption, Verdict
 from verify.signed_rank import one_sided_pvalues
 from verify.strength import Strength, aside, record, weakest  # noqa: F401  (weakest: combine's twin for strength)
@@ -221,7 +222,12 @@ def _bootstrap_means(y: np.ndarray, n_boot: int, rng) -> np.ndarray:
     idx = _rng(rng).integers(0, R, size=(n_boot, R))
     if y.dtype != np.float64 or y.ndim == 1 or y[0].size == 1:
         return y[idx].mean(axis=1)
-    flat = y.reshape(R, -1)
+    flat = np.ascontiguousarray(y.reshape(R, -1))
+    lib = native_library()
+    if lib is not None:  # the same additions in C, a resample at a time (verify/bootstrap_means.c; 3-6x)
+        acc = np.empty((n_boot, flat.shape[1]))
+        lib.resample_means(n_boot, R, flat.shape[1], flat.ctypes.data, idx.ctypes.data, acc.ctypes.data)
+        return acc.reshape((n_boot,) + y.shape[1:])
     acc = flat[idx[:, 0]]
     for r in range(1, R):
         acc += flat[idx[:, r]]

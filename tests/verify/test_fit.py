@@ -271,11 +271,18 @@ def test_geometric_rate_takes_a_bound_and_a_window():
         geometric_rate_verdict(k, err, upper, "lower", values={"q": 0.9})
 
 
-def test_bootstrap_means_are_bitwise_the_gathered_mean():
+@pytest.mark.parametrize("c_kernels", ["1", "0"])
+def test_bootstrap_means_are_bitwise_the_gathered_mean(c_kernels, monkeypatch):
     """verify.fit._bootstrap_means adds the resampled rows one draw at a time: bitwise numpy's y[idx].mean(axis=1)
     (same generator draws) for every shape, trailing sizes of 1, widely scaled values and non-finite entries
-    included; a [R] sample and a non-float64 one take the gather itself."""
+    included; a [R] sample and a non-float64 one take the gather itself. Both with the C loop
+    (verify/bootstrap_means.c) and without it (numpy's loop)."""
+    from verify import native
     from verify.fit import _bootstrap_means
+
+    monkeypatch.setenv("FEDVERIFY_TC_C", c_kernels)
+    if c_kernels == "1" and (native.build() is None or native.library() is None):
+        pytest.skip("no C compiler")
 
     rng = np.random.default_rng(7)
     for _ in range(300):
