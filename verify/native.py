@@ -2,7 +2,8 @@
 
 The sources are Threshold-Clustering's balls (``verify/algorithms/tc_balls.c``), the aggregators' column sort
 (``verify/aggregators/sort_columns.c``), trimmed mean (``verify/aggregators/trimmed_columns.c``) and Krum's scores
-(``verify/aggregators/krum_scores.c``), and the core's bootstrap means (``verify/bootstrap_means.c``). ``make setup`` builds them (``python -m verify.native``; cc, about a second) with
+(``verify/aggregators/krum_scores.c``), FedAvg's local steps from Gram statistics (``verify/algorithms/gram_steps.c``)
+and the core's bootstrap means (``verify/bootstrap_means.c``). ``make setup`` builds them (``python -m verify.native``; cc, about a second) with
 ``cc -O3 -march=native -fopenmp-simd -shared`` into ``build/tc_c/<hash>/``, where the hash covers the sources and the
 CPU's model and flags (-march=native code must not run on another CPU), so a stale build is never loaded. The library
 is loaded with ctypes and never built lazily. :func:`library` returns it, or None (not built, no compiler, or
@@ -25,7 +26,7 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 SOURCES = [_HERE / "algorithms" / "tc_balls.c", _HERE / "aggregators" / "sort_columns.c",
            _HERE / "aggregators" / "trimmed_columns.c", _HERE / "aggregators" / "krum_scores.c",
-           _HERE / "bootstrap_means.c"]
+           _HERE / "algorithms" / "gram_steps.c", _HERE / "bootstrap_means.c"]
 ROOT = _HERE.parent
 FLAGS = ["-O3", "-march=native", "-fopenmp-simd", "-fno-math-errno", "-shared", "-fPIC"]
 
@@ -78,6 +79,8 @@ def _load():
     lib.krum_gram_scores.restype = i64
     lib.krum_gram_distances.argtypes = [i64, i64, ptr, ptr]
     lib.krum_gram_distances.restype = i64
+    lib.gram_local_steps.argtypes = [i64] * 3 + [ptr] * 4
+    lib.gram_local_steps.restype = i64
     lib.resample_means.argtypes = [i64] * 3 + [ptr] * 3
     lib.resample_means.restype = None
     return lib
@@ -103,7 +106,7 @@ def _warn_off() -> None:
     if not sys.stderr.isatty():
         return
     print(f"fedverify: note: the C kernels are not built for this copy ({library_path().parent}); Threshold-"
-          f"Clustering, the column aggregators and bootstrap means run in torch and numpy "
+          f"Clustering, the column aggregators, FedAvg's Gram steps and bootstrap means run in torch and numpy "
           f"(same results, slower). Build them with '{Path(sys.executable).name} -m verify.native' (a C compiler, "
           f"about a second); "
           "FEDVERIFY_TC_C=0 turns them off without this note.", file=sys.stderr)

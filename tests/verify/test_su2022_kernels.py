@@ -192,3 +192,45 @@ def test_workspaces_are_per_thread():
     t.join()
     assert here.data_ptr() != there[0].data_ptr()
     assert workspace("test/threads", (2, 5), like).data_ptr() == here.data_ptr()  # kept and reused in this thread
+
+
+def gram_steps_before(step: Phase2Round, v):
+    """The gram backend's local steps as torch runs them (the loop verify/algorithms/gram_steps.c replaces)."""
+    v, c = v.clone(), step.c[..., None]
+    for _ in range(step.s):
+        v.sub_(((step.G @ v[..., None])[..., 0] - step.b).mul_(c))
+    return v
+
+
+def test_gram_local_steps_in_c_are_bitwise_the_torch_loop():
+    """FedAvg's s local steps from Gram statistics in C (one client at a time) give torch's bits: every d with
+    d * d < 400, one to six steps, per-replicate steps, non-finite values passed through alike; from d = 20 (torch's
+    batched product leaves its own loop for a BLAS) and without the library the torch loop itself runs."""
+    from verify.algorithms import tc_c
+
+    if tc_c.build() is None or tc_c.gram_local_steps() is None:
+        pytest.skip("no C compiler")
+    g = gen(11)
+    for d, s, R, M in [(1, 2, 3, 17), (2, 1, 2, 5), (3, 6, 4, 9), (5, 5, 16, 100), (7, 3, 3, 40), (10, 5, 12, 200),
+                       (16, 2, 2, 33), (19, 4, 3, 21)]:
+        fed = planted_model(R, 3, d, g).federation(torch.randint(2, 30, (M,), generator=g).tolist(), g)
+        step = Phase2Round(fed, torch.rand(R, generator=g, dtype=torch.float64), s=s, backend="gram")
+        v = torch.randn(R, M, d, generator=g, dtype=torch.float64) * 10.0 ** torch.randint(-6, 6, (R, M, 1), generator=g)
+        if d == 7:
+            v[0, 0, 0], v[1, 2, 3] = float("nan"), float("inf")
+        got, want = step.local_update(v), gram_steps_before(step, v)
+        assert got.view(torch.int64).equal(want.view(torch.int64)), (d, s)
+        assert step._gram_steps_in_c(v.clone())
+    fed = planted_model(2, 2, 20, g).federation([5, 7, 9], g)
+    step = Phase2Round(fed, 0.1, s=3, backend="gram")
+    v = torch.randn(2, 3, 20, generator=g, dtype=torch.float64)
+    assert not step._gram_steps_in_c(v.clone()) and step.local_update(v).equal(gram_steps_before(step, v))
+
+
+def test_gram_local_steps_without_the_library_run_the_torch_loop(monkeypatch):
+    monkeypatch.setenv("FEDVERIFY_TC_C", "0")
+    g = gen(12)
+    fed = planted_model(3, 2, 4, g).federation([3, 4, 5, 6], g)
+    step = Phase2Round(fed, 0.2, s=4, backend="gram")
+    v = torch.randn(3, 4, 4, generator=g, dtype=torch.float64)
+    assert not step._gram_steps_in_c(v.clone()) and step.local_update(v).equal(gram_steps_before(step, v))

@@ -1,6 +1,7 @@
 """The plain-C kernels the algorithms and aggregators call: Threshold-Clustering's balls (``tc_balls.c``), the
 column sort (``verify/aggregators/sort_columns.c``), trimmed mean (``verify/aggregators/trimmed_columns.c``) and
-Krum's scores from a Gram matrix (``verify/aggregators/krum_scores.c``). They are built and loaded as one library with
+Krum's scores from a Gram matrix (``verify/aggregators/krum_scores.c``) and FedAvg's local steps from Gram
+statistics (``gram_steps.c``). They are built and loaded as one library with
 the core's kernels by verify/native.py (``make setup``; ``python -m verify.algorithms.tc_c`` builds it too); each
 getter below returns its function, or None (not built, no compiler, or ``FEDVERIFY_TC_C=0``). The callers then compute
 the same numbers with torch (verify/algorithms/threshold_clustering.py's
@@ -55,6 +56,14 @@ def krum_gram_scores():
     rows that can change the first ``lead`` ranks (verify/aggregators/krum_scores.c), or None."""
     lib = library()
     return None if lib is None else lib.krum_gram_scores
+
+
+def gram_local_steps():
+    """``gram_local_steps(n, d, s, G, b, c, v) -> 0`` (-1 for d > 19): s FedAvg steps v <- v - c (G v - b) of n
+    clients in place, bitwise the torch loop of verify/algorithms/two_phase.py (verify/algorithms/gram_steps.c), or
+    None."""
+    lib = library()
+    return None if lib is None else lib.gram_local_steps
 
 
 def krum_gram_distances():
