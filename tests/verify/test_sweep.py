@@ -281,3 +281,25 @@ def test_this_process_and_a_worker_share_one_queue(tmp_path, one_torch_thread):
     where = {o.worker == "in-process" for o in outs}
     assert True in where  # this process ran points while the worker started
     assert torch.get_num_threads() == 1  # the fixture's setting is given back
+
+
+def test_processes_that_run_checks_collect_the_oldest_generation_less_often(capsys, tmp_path, one_torch_thread):
+    """`run` (in this process) and a worker's plugin set RUN_GC_THRESHOLDS: fewer full collections, the young
+    generations as Python sets them."""
+    import gc
+    from types import SimpleNamespace
+
+    from verify.local_workers import RUN_GC_THRESHOLDS, TuneWorker
+
+    before = gc.get_threshold()
+    assert RUN_GC_THRESHOLDS[:2] == (700, 10) and RUN_GC_THRESHOLDS[2] > 10
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert cli.main(["run", CHEAP[0], "--workers", "1", "--results", str(tmp_path), "--quiet"]) == 0
+        assert gc.get_threshold() == RUN_GC_THRESHOLDS
+        gc.set_threshold(700, 10, 10)
+        TuneWorker().setup(SimpleNamespace(periodic_callbacks={}))
+        assert gc.get_threshold() == RUN_GC_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
+    capsys.readouterr()
