@@ -76,13 +76,74 @@ def bench_tc_step(rows: int, N: int, K: int, d: int, runs: int, label: str) -> d
     return rec
 
 
+def _gram_steps_torch(G, b, c, v, s):
+    """The gram backend's local steps as torch ran them before verify/algorithms/gram_steps.c."""
+    v, c = v.clone(), c[..., None]
+    for _ in range(s):
+        v.sub_(((G @ v[..., None])[..., 0] - b).mul_(c))
+    return v
+
+
+def bench_gram_steps(R: int, M: int, d: int, s: int, runs: int) -> dict:
+    """su2022's FedAvg local steps from Gram statistics (Phase2Round, backend "gram"): the C pass over the clients
+    against the torch loop it replaced, bitwise (atol 0), at the shapes of su2022.c29 (R 12, M 200, d 10) and
+    su2022.c20 (R 16, M 100, d 5), s = 5."""
+    from verify.algorithms.tc_c import gram_local_steps
+
+    g = torch.Generator().manual_seed(0)
+    A = torch.randn(R, M, d, d, generator=g, dtype=torch.float64)
+    G, b = A @ A.transpose(-1, -2) / d, torch.randn(R, M, d, generator=g, dtype=torch.float64)
+    c, v0 = torch.rand(R, M, generator=g, dtype=torch.float64) * 0.1, torch.randn(R, M, d, generator=g, dtype=torch.float64)
+    kernel = gram_local_steps()
+    if kernel is None:
+        raise RuntimeError("the C kernels are not built (python -m verify.native)")
+
+    def ours():
+        v = v0.clone()
+        kernel(R * M, d, s, G.data_ptr(), b.data_ptr(), c.data_ptr(), v.data_ptr())
+        return v.numpy()
+
+    timing = interleaved(lambda: _gram_steps_torch(G, b, c, v0, s).numpy(), ours, runs)
+    return pair_record(f"gram_local_steps_d{d}", {"R": R, "M": M, "d": d, "s": s}, "previous-fedverify",
+                       "torch: s x (batched G v, - b, * c, v -= ...)", timing, atol=0.0)
+
+
+def bench_bootstrap_means(R: int, P: int, n_boot: int, runs: int) -> dict:
+    """verify/fit.py's bootstrap means: the C loop (a resample at a time) against numpy's accumulation it replaced
+    (one resampled row at a time into the [n_boot, P] accumulator), bitwise (atol 0)."""
+    from verify import fit
+
+    y = np.random.default_rng(0).standard_normal((R, P))
+
+    def numpy_loop():
+        env = os.environ.get("FEDVERIFY_TC_C")
+        os.environ["FEDVERIFY_TC_C"] = "0"
+        try:
+            return fit._bootstrap_means(y, n_boot, np.random.default_rng(1))
+        finally:
+            os.environ.pop("FEDVERIFY_TC_C") if env is None else os.environ.__setitem__("FEDVERIFY_TC_C", env)
+
+    timing = interleaved(numpy_loop, lambda: fit._bootstrap_means(y, n_boot, np.random.default_rng(1)), runs)
+    return pair_record(f"bootstrap_means_R{R}_P{P}", {"R": R, "P": P, "n_boot": n_boot}, "previous-fedverify",
+                       "numpy: acc += y[idx[:, r]] for each draw r, then / R", timing, atol=0.0)
+
+
 BENCHMARKS = {
     "threshold_step_fc_shape": lambda device, repeat: bench_tc_step(1024, 256, 1, 64, max(5, repeat), "fc_shape"),
     "threshold_step_tc_shape": lambda device, repeat: bench_tc_step(64, 1024, 4, 32, max(5, repeat), "tc_shape"),
+    "gram_local_steps_c29": lambda device, repeat: bench_gram_steps(12, 200, 10, 5, max(7, repeat)),
+    "gram_local_steps_c20": lambda device, repeat: bench_gram_steps(16, 100, 5, 5, max(7, repeat)),
+    "bootstrap_means_large": lambda device, repeat: bench_bootstrap_means(64, 200, 2000, max(7, repeat)),
+    "bootstrap_means_small": lambda device, repeat: bench_bootstrap_means(30, 50, 2000, max(7, repeat)),
 }
 
 if __name__ == "__main__":
     for key, fn in BENCHMARKS.items():
+        if not key.startswith("threshold_step"):
+            r = fn("cpu", 9)
+            print(f"{key:<26} previous {r['baseline_s'] * 1e3:.3f} ms  fedverify {r['fedverify_s'] * 1e3:.3f} ms  "
+                  f"ratio {r['ratio']:.2f}  max |diff| {r['max_abs_difference']:.1e}")
+            continue
         r = fn("cpu", 7)
         print(f"{key:<26} one-block {r['previous_ns_per_element']:.2f} ns  blocked torch {r['blocked_torch_ns_per_element']:.2f} ns  "
               f"fedverify (fused={r['fused_kernel']}) {r['ns_per_element']:.2f} ns  "
