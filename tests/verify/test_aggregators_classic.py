@@ -113,3 +113,49 @@ def test_attacks_follow_their_definitions():
     assert set(ATTACKS) >= {"alie", "foe", "sf", "large", "gaussian"}
     # n = 50, f = 24: s = floor(26) - 24 = 2, z_max = Phi^{-1}(48/50) = sqrt(2) erfinv(2 * 0.96 - 1)
     assert alie_z_max(50, 24) == pytest.approx(float(np.sqrt(2) * special.erfinv(2 * 0.96 - 1)), rel=1e-12)
+
+
+def _smoothed_weiszfeld(X, z, iters=200, eps=1e-12):
+    """The smoothed iteration alone (every step w_i = 1 / max(||x_i - z||, eps))."""
+    for _ in range(iters):
+        w = 1.0 / torch.cdist(X, z[:, None], compute_mode="donot_use_mm_for_euclid_dist").clamp_min(eps).transpose(1, 2)
+        z = torch.bmm(w, X)[:, 0] / w.sum(-1)
+    return z
+
+
+def test_geometric_median_leaves_an_input_it_starts_on():
+    """Five points whose coordinate-wise median is the first point, which is not the geometric median (the sum of the
+    unit vectors towards the others has norm 1.135 > 1). The smoothed step stalls there (0.32 away after 200 steps);
+    Vardi and Zhang's step leaves it, and the result is the median to 1e-8 whatever the order or translation."""
+    X = torch.tensor([[[-2.027863774739, -0.212675113573], [4.006621995721, -0.538885782418],
+                       [-2.382415234300, -5.456635816492], [3.500982732496, 0.726897253148],
+                       [-3.705964802395, 0.253425823027]]], dtype=torch.float64)
+    assert torch.equal(coordinate_median(X, 0), X[:, 0])
+    stalled = _smoothed_weiszfeld(X, X[:, 0].clone())
+    median = _smoothed_weiszfeld(X, X.mean(1), iters=5000)  # from a point off the inputs: no stall
+    assert float((stalled - median).norm()) > 0.3
+    out = geometric_median(X, 0)
+    assert float((out - median).norm()) < 1e-8
+    unit = (X[0] - out[0]) / (X[0] - out[0]).norm(dim=1, keepdim=True)
+    assert float(unit.sum(0).norm()) < 1e-8  # the first-order condition of the median
+    shift = torch.tensor([[[47.2362, -50.3944]]], dtype=torch.float64)
+    assert torch.allclose(geometric_median(X + shift, 0), out + shift[:, 0], atol=1e-9)
+    assert torch.allclose(geometric_median(X[:, [3, 1, 4, 0, 2]], 0), out, atol=1e-9)
+
+
+def test_geometric_median_stays_on_an_input_that_is_the_median_and_is_otherwise_the_smoothed_iteration():
+    """An input that is the geometric median (one point in the middle of four around it) is returned exactly. Where
+    z never sits on an input, every step is the smoothed one, bit for bit (R = 3 replicates, one of which starts on an
+    input: the other two are unchanged, and it ends at the median); ``start="zero"`` is ByzFL's smoothed iteration itself."""
+    X = torch.tensor([[[0.0, 0.0], [1.0, 0.1], [-1.0, -0.2], [0.2, 1.0], [-0.1, -1.0]]], dtype=torch.float64)
+    assert torch.equal(coordinate_median(X, 0), X[:, 0])  # the start, and the median (|sum of unit vectors| 0.16)
+    assert torch.equal(geometric_median(X, 0), X[:, 0])
+    g = torch.Generator().manual_seed(5)
+    Y = torch.randn(3, 8, 3, generator=g, dtype=torch.float64)
+    Y[1, 2] = coordinate_median(Y[1:2, [0, 1, 3, 4, 5, 6, 7]], 0)[0]  # replicate 1's cwmed is its input 2
+    assert bool((coordinate_median(Y, 0)[1] == Y[1, 2]).all())
+    out, smooth = geometric_median(Y, 0), _smoothed_weiszfeld(Y, coordinate_median(Y, 0))
+    assert torch.equal(out[[0, 2]], smooth[[0, 2]])
+    assert torch.allclose(out[1], _smoothed_weiszfeld(Y[1:2], Y[1:2].mean(1), iters=5000)[0], atol=1e-8)
+    assert torch.equal(geometric_median(Y, 0, iters=7, eps=0.1, start="zero"),
+                       _smoothed_weiszfeld(Y, Y.new_zeros(3, 3), iters=7, eps=0.1))
