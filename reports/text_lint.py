@@ -19,7 +19,8 @@ RULES: dict[str, re.Pattern] = {
     "raw FIT key": re.compile(r"·\s*rtol\s+\d|\bround\d+\s+identity\b"),
     "array summary": re.compile(r"\d+\s*×\s*\d+\s+array\b"),
     "cut-off text": re.compile(r"[A-Za-z0-9]{2}…(?!\s*[,)]|\w)|\w…\w"),
-    "overflowing number": re.compile(r"\d(?:\.\d+)?e\+?[1-9]\d{2,}\b", re.IGNORECASE),
+    # a whole number, not the digits inside a word (a commit hash such as 8db09ce2e852 holds "2e852")
+    "overflowing number": re.compile(r"(?<![\w.])\d+(?:\.\d+)?e\+?[1-9]\d{2,}\b", re.IGNORECASE),
 }
 
 

@@ -26,6 +26,7 @@ CHECKS = ["allouah2025.c01", "buttaci2024.c01", "dutta2023.c01", "dutta2023.c02"
     ("array summary", "values 16×4 array, 0.1…0.9 here"),
     ("cut-off text", "section 3 (pairwise- canc… Pairwise"),
     ("overflowing number", "the bound exceeds it by a factor 2.48e+307"),
+    ("overflowing number", "a ratio of 1e308 at n = 5"),
 ])
 def test_each_rule_finds_its_defect(rule, text):
     assert rule in RULES and rule in {r for r, _ in problems(text)}
@@ -33,7 +34,8 @@ def test_each_rule_finds_its_defect(rule, text):
 
 def test_plain_prose_passes():
     text = ("The spectral gap is 0.25 (CI 0.1 … 0.4); Theorem 2 holds for 1, …, N clients, x² ≤ 4 ⇔ |x| ≤ 2, "
-            "a factor 2.5e+03, the specification of Remark 1 and 300 values from 0.01 to 0.98.")
+            "a factor 2.5e+03, the specification of Remark 1 and 300 values from 0.01 to 0.98; fedverify_commit "
+            "8db09ce2e852 and 1f2e345a5e678 (commit hashes, not numbers).")
     assert problems(text) == []
 
 
