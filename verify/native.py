@@ -2,9 +2,9 @@
 
 The sources are Threshold-Clustering's balls (``verify/algorithms/tc_balls.c``), the aggregators' column sort
 (``verify/aggregators/sort_columns.c``), trimmed mean (``verify/aggregators/trimmed_columns.c``) and Krum's scores
-(``verify/aggregators/krum_scores.c``), FedAvg's local steps from Gram statistics (``verify/algorithms/gram_steps.c``)
-and the core's bootstrap means (``verify/bootstrap_means.c``). ``make setup`` builds them (``python -m verify.native``; cc, about a second) with
-``cc -O3 -march=native -fopenmp-simd -shared`` into ``build/tc_c/<hash>/``, where the hash covers the sources and the
+(``verify/aggregators/krum_scores.c``), FedAvg's local steps from Gram statistics
+(``verify/algorithms/gram_steps.c``) and the core's bootstrap means (``verify/bootstrap_means.c``). ``make setup``
+builds them (``python -m verify.native``; cc, about a second) with ``cc -O3 -march=native -fopenmp-simd -shared`` into ``build/tc_c/<hash>/``, where the hash covers the sources and the
 CPU's model and flags (-march=native code must not run on another CPU), so a stale build is never loaded. The library
 is loaded with ctypes and never built lazily. :func:`library` returns it, or None (not built, no compiler, or
 ``FEDVERIFY_TC_C=0``); every caller then computes the same numbers in torch or numpy, and the tests compare the two.
@@ -130,8 +130,12 @@ def build(compiler: str | None = None) -> Path | None:
     return out
 
 
-
-if __name__ == "__main__":
+def main() -> None:
+    """``python -m verify.native`` (and ``python -m verify.algorithms.tc_c``): build, and say where."""
     path = build()
     print(path if path else "no C compiler: the C kernels' callers compute the same numbers in torch and numpy",
           file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -10,9 +10,7 @@ two).
 """
 from __future__ import annotations
 
-import sys
-
-from verify.native import FLAGS, SOURCES, build, build_root, cpu_fingerprint, library, library_path  # noqa: F401
+from verify.native import FLAGS, SOURCES, build, build_root, cpu_fingerprint, library, library_path, main  # noqa: F401
 
 
 def kernel():
@@ -74,6 +72,4 @@ def krum_gram_distances():
 
 
 if __name__ == "__main__":
-    path = build()
-    print(path if path else "no C compiler: the C kernels' callers compute the same numbers in torch and numpy",
-          file=sys.stderr)
+    main()

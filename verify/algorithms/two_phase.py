@@ -154,8 +154,8 @@ class Phase2Round:
 
     def _gram_steps_in_c(self, v: torch.Tensor) -> bool:
         """The s local steps of the gram backend on ``v [R, M, d]`` in place by verify/algorithms/gram_steps.c, bitwise
-        the torch loop: one pass over the clients instead of 4 s batched ops (2x on the whole loop at R M = 2,400-9,600,
-        d 5-10). Only for CPU float64 with d * d < 400, where torch's batched product sums each row in order (the C
+        the torch loop: one pass over the clients instead of 4 s batched ops (3.0x on the whole loop at R M = 2,400-9,600,
+        d 5-10; benchmarks/bench_kernels.py). Only for CPU float64 with d * d < 400, where torch's batched product sums each row in order (the C
         loop's order); False (nothing done) otherwise or when the library is not built."""
         d = v.shape[-1]
         if d * d >= 400 or v.device.type != "cpu" or v.dtype != torch.float64 or not v.is_contiguous():
@@ -168,8 +168,8 @@ class Phase2Round:
                 or G.dtype != v.dtype or b.dtype != v.dtype or c.dtype != v.dtype:
             return False
         G, b, c = G.contiguous(), b.contiguous(), c.contiguous()
-        kernel(v.shape[0] * v.shape[1], d, self.s, G.data_ptr(), b.data_ptr(), c.data_ptr(), v.data_ptr())
-        return True
+        # 0, or -1 (v untouched) for a d the C loop does not take
+        return kernel(v.shape[0] * v.shape[1], d, self.s, G.data_ptr(), b.data_ptr(), c.data_ptr(), v.data_ptr()) == 0
 
     def __call__(self, theta: torch.Tensor, z: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(theta_t, z_t) from theta_{t-1} ``[R, k, d]`` (labels ``z`` forced if given)."""
