@@ -128,6 +128,20 @@ def bench_bootstrap_means(R: int, P: int, n_boot: int, runs: int) -> dict:
                        "numpy: acc += y[idx[:, r]] for each draw r, then / R", timing, atol=0.0)
 
 
+def bench_normal_draws(shape: tuple, runs: int) -> dict:
+    """verify/normal_draws.py's ``randn`` against ``torch.randn`` itself, bitwise (atol 0), each from a generator seeded
+    alike: su2022's feature draws (MixtureModel._features, about 7.6e5 numbers a call on average in the quick suite)
+    and the correlated-noise draws of allouah2025's CafCor runs (about 3.6e3 a call)."""
+    from verify.normal_draws import _checked_library, randn
+
+    if _checked_library() is None:
+        raise RuntimeError("the C kernels are not built (python -m verify.native)")
+    timing = interleaved(lambda: torch.randn(shape, generator=torch.Generator().manual_seed(5), dtype=torch.float64),
+                         lambda: randn(shape, generator=torch.Generator().manual_seed(5), dtype=torch.float64), runs)
+    return pair_record(f"normal_draws_{'x'.join(map(str, shape))}", {"shape": list(shape)}, "torch",
+                       "torch.randn(shape, generator=g, dtype=torch.float64)", timing, atol=0.0)
+
+
 BENCHMARKS = {
     "threshold_step_fc_shape": lambda device, repeat: bench_tc_step(1024, 256, 1, 64, max(5, repeat), "fc_shape"),
     "threshold_step_tc_shape": lambda device, repeat: bench_tc_step(64, 1024, 4, 32, max(5, repeat), "tc_shape"),
@@ -135,6 +149,8 @@ BENCHMARKS = {
     "gram_local_steps_c20": lambda device, repeat: bench_gram_steps(16, 100, 5, 5, max(7, repeat)),
     "bootstrap_means_large": lambda device, repeat: bench_bootstrap_means(64, 200, 2000, max(7, repeat)),
     "bootstrap_means_small": lambda device, repeat: bench_bootstrap_means(30, 50, 2000, max(7, repeat)),
+    "normal_draws_features": lambda device, repeat: bench_normal_draws((48, 8, 200, 10), max(7, repeat)),
+    "normal_draws_noise": lambda device, repeat: bench_normal_draws((16, 15, 240), max(15, repeat)),
 }
 
 if __name__ == "__main__":

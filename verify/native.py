@@ -3,7 +3,8 @@
 The sources are Threshold-Clustering's balls (``verify/algorithms/tc_balls.c``), the aggregators' column sort
 (``verify/aggregators/sort_columns.c``), trimmed mean (``verify/aggregators/trimmed_columns.c``) and Krum's scores
 (``verify/aggregators/krum_scores.c``), FedAvg's local steps from Gram statistics
-(``verify/algorithms/gram_steps.c``) and the core's bootstrap means (``verify/bootstrap_means.c``). ``make setup``
+(``verify/algorithms/gram_steps.c``), the core's bootstrap means (``verify/bootstrap_means.c``) and torch.randn's float64
+draws (``verify/normal_draws.c``). ``make setup``
 builds them (``python -m verify.native``; cc, about a second) with ``cc -O3 -march=native -fopenmp-simd -shared`` into ``build/tc_c/<hash>/``, where the hash covers the sources and the
 CPU's model and flags (-march=native code must not run on another CPU), so a stale build is never loaded. The library
 is loaded with ctypes and never built lazily. :func:`library` returns it, or None (not built, no compiler, or
@@ -26,7 +27,7 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 SOURCES = [_HERE / "algorithms" / "tc_balls.c", _HERE / "aggregators" / "sort_columns.c",
            _HERE / "aggregators" / "trimmed_columns.c", _HERE / "aggregators" / "krum_scores.c",
-           _HERE / "algorithms" / "gram_steps.c", _HERE / "bootstrap_means.c"]
+           _HERE / "algorithms" / "gram_steps.c", _HERE / "bootstrap_means.c", _HERE / "normal_draws.c"]
 ROOT = _HERE.parent
 FLAGS = ["-O3", "-march=native", "-fopenmp-simd", "-fno-math-errno", "-shared", "-fPIC"]
 
@@ -83,6 +84,8 @@ def _load():
     lib.gram_local_steps.restype = i64
     lib.resample_means.argtypes = [i64] * 3 + [ptr] * 3
     lib.resample_means.restype = None
+    lib.normal_draws_f64.argtypes = [ptr, i64, ptr, i64]
+    lib.normal_draws_f64.restype = i64
     return lib
 
 
@@ -106,7 +109,7 @@ def _warn_off() -> None:
     if not sys.stderr.isatty():
         return
     print(f"fedverify: note: the C kernels are not built for this copy ({library_path().parent}); Threshold-"
-          f"Clustering, the column aggregators, FedAvg's Gram steps and bootstrap means run in torch and numpy "
+          f"Clustering, the column aggregators, FedAvg's Gram steps, bootstrap means and large normal draws run in torch and numpy "
           f"(same results, slower). Build them with '{Path(sys.executable).name} -m verify.native' (a C compiler, "
           f"about a second); "
           "FEDVERIFY_TC_C=0 turns them off without this note.", file=sys.stderr)

@@ -31,7 +31,7 @@ LAYERS = {
     "verify.fit": 1, "verify.strength": 1, "verify.named": 1, "verify.correlated_noise": 1, "verify.figspec": 1,
     "verify.store": 1, "verify.store_files": 1, "verify.result_schema": 1, "verify.catalog": 1,
     "verify.cli_args": 1, "verify.data": 1, "verify.codehash": 1, "verify.threads": 1, "verify.costs": 1,
-    "verify.extras": 1, "verify.native": 1, "verify.evidence": 1, "verify.signed_rank": 1, "verify.workspace": 1, "verify.statement_cards": 1,
+    "verify.extras": 1, "verify.native": 1, "verify.normal_draws": 1, "verify.evidence": 1, "verify.signed_rank": 1, "verify.workspace": 1, "verify.statement_cards": 1,
     "verify.problems": 2,
     "verify.algorithms": 3, "verify.aggregators": 3, "verify.attacks": 3,
     "verify.registry": 4, "verify.search": 4, "verify.testing": 4,
