@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from analytic.errors import InputError
+from verify.normal_draws import randn
 
 _MASK63 = (1 << 63) - 1
 
@@ -192,7 +193,7 @@ def correlated_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: floa
 def independent_noise(generator: torch.Generator, R: int, n: int, d: int, sigma_ind: float,
                       dtype=torch.float64, device="cpu") -> torch.Tensor:
     """vbar_t^(i) ~ N(0, sigma_ind^2 I_d), i.i.d. over replicates and workers, ``[R, n, d]``."""
-    return float(sigma_ind) * torch.randn(R, n, d, generator=generator, dtype=dtype, device=device)
+    return float(sigma_ind) * randn(R, n, d, generator=generator, dtype=dtype, device=device)
 
 
 def protocol_noise(seeds: SharedSeeds, t: int, R: int, d: int, sigma_cor: float, sigma_ind: float,
@@ -325,13 +326,13 @@ class NoiseInLaw:
     def correlated(self, generator: torch.Generator) -> torch.Tensor:
         """The pairwise part of every worker's noise, ``[R, n, d]``."""
         s = self.sigma_cor
-        Z = torch.randn(self.R, self.n, self.d, generator=generator, dtype=s.dtype, device=s.device)
+        Z = randn(self.R, self.n, self.d, generator=generator, dtype=s.dtype, device=s.device)
         return self._pair_scale * (Z - Z.mean(1, keepdim=True))
 
     def draw(self, generator: torch.Generator) -> torch.Tensor:
         """xi^(i) for every worker, ``[R, n, d]``: the pairwise part plus the independent part."""
         s = self.sigma_ind
-        ind = torch.randn(self.R, self.n, self.d, generator=generator, dtype=s.dtype, device=s.device)
+        ind = randn(self.R, self.n, self.d, generator=generator, dtype=s.dtype, device=s.device)
         return self.correlated(generator) + s * ind
 
 

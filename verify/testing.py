@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from verify.engine import Context
 from verify.registry import CheckSpec, get
 from verify.result import Result, Verdict
+from verify.normal_draws import randn
 
 __all__ = ["worker_counts", "planted_quadratics", "clustered_points", "seeds", "assert_verdict", "run_quick",
            "assert_cites_the_paper", "reader_facing_texts", "CheckContract"]
@@ -49,7 +50,7 @@ def planted_quadratic(d: int, mu: float, L: float, generator: torch.Generator, d
         raise ValueError(f"need 0 < mu <= L and d >= 1, got mu={mu}, L={L}, d={d}")
     inner = torch.rand(max(d - 2, 0), generator=generator, dtype=dtype) * (L - mu) + mu
     lam = torch.cat([torch.tensor([mu, L][: min(d, 2)], dtype=dtype), inner]).sort().values
-    A = torch.randn(d, d, generator=generator, dtype=dtype)
+    A = randn(d, d, generator=generator, dtype=dtype)
     Q, Rm = torch.linalg.qr(A)
     Q = Q * torch.sign(torch.diagonal(Rm))[None, :]  # the sign fix makes Q Haar-distributed
     return (Q * lam[None, :]) @ Q.T, lam
@@ -64,7 +65,7 @@ def planted_quadratics(draw, max_d: int = 8, max_condition: float = 1e3):
     L = mu * draw(st.floats(1.0, max_condition)) if d > 1 else mu  # both ends attained
     g = torch.Generator().manual_seed(draw(seeds))
     H, _ = planted_quadratic(d, mu, L, g)
-    x_star = torch.randn(d, generator=g, dtype=torch.float64) * draw(st.floats(0.0, 10.0))
+    x_star = randn(d, generator=g, dtype=torch.float64) * draw(st.floats(0.0, 10.0))
     return H, x_star, mu, L
 
 

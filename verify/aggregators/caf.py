@@ -56,6 +56,7 @@ from scipy.linalg import blas, lapack
 
 from analytic.errors import require
 from verify.aggregators import aggregator
+from verify.normal_draws import randn
 
 Eigen = Literal["exact", "power"]
 MaxOver = Literal["positive", "all"]
@@ -179,7 +180,7 @@ def top_eigenpair(D: torch.Tensor, w: torch.Tensor, eigen: Eigen = "exact", *, p
         norm = torch.linalg.vector_norm(v, dim=-1, keepdim=True)
         return lam.clamp_min(0.0), torch.where(norm > 0, v / torch.where(norm > 0, norm, 1.0), v)
     require(generator is not None, "generator", "the power-method CAF needs an explicit torch.Generator")
-    v = torch.randn(R, d, generator=generator, dtype=D.dtype, device=D.device)
+    v = randn(R, d, generator=generator, dtype=D.dtype, device=D.device)
     v = v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
     for _ in range(power_iters):
         u = _weighted_matvec(D, w, v)
@@ -441,7 +442,7 @@ def _literal_power_numpy(X: np.ndarray, f: int, power_iters: int, generator: tor
     s2_star = [math.inf] * R
     active = [True] * R
     for _ in range(cap):
-        V = torch.randn(R, d, generator=generator, dtype=torch.float64).numpy()
+        V = randn(R, d, generator=generator, dtype=torch.float64).numpy()
         for r in range(R):
             if not active[r]:
                 continue

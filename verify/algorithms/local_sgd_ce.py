@@ -36,6 +36,7 @@ from verify.aggregators import AGGREGATORS
 from verify.attacks import ATTACKS
 from verify.engine import log_checkpoints
 from verify.problems.least_squares import RegressionAgents
+from verify.normal_draws import randn
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def _per_row(value, B: int, dtype, device, name: str) -> torch.Tensor:
 def _normal(shape, generator: torch.Generator, device) -> torch.Tensor:
     """Standard normals in float32; the product with the float64 std widens them exactly (float32 -> float64 is exact),
     so ``std * _normal(...)`` equals ``std * _normal(...).to(float64)`` bitwise without the separate copy."""
-    return torch.randn(shape, generator=generator, dtype=torch.float32, device=device)
+    return randn(shape, generator=generator, dtype=torch.float32, device=device)
 
 
 def _step_coefficients(alpha: torch.Tensor, active: list[torch.Tensor]) -> list[torch.Tensor]:

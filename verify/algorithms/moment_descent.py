@@ -33,6 +33,7 @@ from analytic.errors import InputError, require
 from verify.algorithms.orthogonal_iteration import orthogonal_iteration, random_orthonormal
 from verify.problems.mixed_regression import MixtureModel
 from verify.workspace import workspace as _workspace
+from verify.normal_draws import randn
 
 SIGN_RULES = ("first_moment", "none", "oracle")
 SIGMA_RULES = ("rayleigh", "norm", "eigen")
@@ -170,7 +171,7 @@ def anchor_update(model: MixtureModel, theta: torch.Tensor, anchor_labels: torch
     eps_vec = (ya - (Xa @ theta[..., None])[..., 0])[..., None] * Xa
     pe = eps_vec @ U  # [R, H, 2 ell, k]: U^T eps
     A = pe[:, :, :ell].transpose(-1, -2) @ pe[:, :, ell:] / ell
-    v0 = torch.randn(R, H, U.shape[-1], generator=generator, dtype=theta.dtype, device=theta.device)
+    v0 = randn(R, H, U.shape[-1], generator=generator, dtype=theta.dtype, device=theta.device)
     b_hat, s2 = power_iteration(A, v0, cfg.T2, cfg.sigma_rule)
     b_hat = b_hat * _orientation(cfg.sign_rule, b_hat, pe, U, model, theta, anchor_labels)[..., None]
     return (U @ b_hat[..., None])[..., 0], s2.sqrt()

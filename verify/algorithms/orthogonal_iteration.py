@@ -16,6 +16,7 @@ from __future__ import annotations
 import torch
 
 from analytic.errors import require
+from verify.normal_draws import randn
 
 
 def orth(A: torch.Tensor) -> torch.Tensor:
@@ -27,7 +28,7 @@ def orth(A: torch.Tensor) -> torch.Tensor:
 
 def random_orthonormal(shape: tuple, d: int, k: int, generator: torch.Generator, dtype=torch.float64) -> torch.Tensor:
     """Haar-distributed ``[*shape, d, k]`` with orthonormal columns (QR of a Gaussian, sign-normalised)."""
-    return orth(torch.randn(*shape, d, k, generator=generator, dtype=dtype, device=generator.device))
+    return orth(randn(*shape, d, k, generator=generator, dtype=dtype, device=generator.device))
 
 
 def orthogonal_iteration(Y: torch.Tensor, Q0: torch.Tensor, iterations: int) -> torch.Tensor:

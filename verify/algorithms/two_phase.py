@@ -36,6 +36,7 @@ import torch
 from analytic.errors import InputError, require
 from verify.algorithms.moment_descent import FedMDConfig, FedMDTrace, fedmd, permutation_distance
 from verify.problems.mixed_regression import MixedRegression, MixtureModel
+from verify.normal_draws import randn
 
 LOCAL_SOLVERS = ("fedavg", "fedprox")
 LABEL_RULES = ("estimated", "oracle")
@@ -382,7 +383,7 @@ def kappa(gamma, s: int = 1, local: str = "fedavg"):
 # -- baselines and the two-phase method -----------------------------------------------------------
 def ball_starts(R: int, k: int, d: int, radius: torch.Tensor, generator: torch.Generator, dtype=torch.float64) -> torch.Tensor:
     """k points i.i.d. uniform in the ball of radius ``radius [R]`` (the IFCA-like starts), ``[R, k, d]``."""
-    u = torch.randn(R, k, d, generator=generator, dtype=dtype, device=generator.device)
+    u = randn(R, k, d, generator=generator, dtype=dtype, device=generator.device)
     u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
     r = torch.rand(R, k, 1, generator=generator, dtype=dtype, device=generator.device) ** (1.0 / d)
     return u * r * radius.to(dtype)[:, None, None]

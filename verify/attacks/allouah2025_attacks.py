@@ -24,6 +24,7 @@ from analytic.errors import require
 from verify.aggregators.caf import top_eigenpair
 from verify.attacks import attack
 from verify.attacks.classic import alie, fall_of_empires
+from verify.normal_draws import randn
 
 
 def honest_top_direction(honest: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -67,9 +68,9 @@ def far_cluster(honest: torch.Tensor, f: int, *, distance: float = 20.0, spread:
     require(generator is not None, "generator", "a random attack needs an explicit torch.Generator")
     R, _, d = honest.shape
     mu, sigma, _ = honest_top_direction(honest)
-    u = torch.randn(R, d, generator=generator, dtype=honest.dtype, device=honest.device)
+    u = randn(R, d, generator=generator, dtype=honest.dtype, device=honest.device)
     u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
-    z = torch.randn(R, f, d, generator=generator, dtype=honest.dtype, device=honest.device)
+    z = randn(R, f, d, generator=generator, dtype=honest.dtype, device=honest.device)
     s = sigma[:, None, None]
     return mu[:, None, :] + distance * s * u[:, None, :] + spread * s * z
 

@@ -19,6 +19,7 @@ from scipy import stats
 
 from analytic.errors import require
 from verify.attacks import attack
+from verify.normal_draws import randn
 
 
 def _stack(v: torch.Tensor, f: int) -> torch.Tensor:
@@ -63,5 +64,5 @@ def gaussian(honest: torch.Tensor, f: int, *, scale: float = 1.0, generator: tor
     """mu_H + scale xi with xi ~ N(0, I) drawn independently for each Byzantine vector."""
     require(generator is not None, "generator", "a random attack needs an explicit torch.Generator")
     R, _, d = honest.shape
-    xi = torch.randn(R, f, d, generator=generator, dtype=honest.dtype, device=honest.device)
+    xi = randn(R, f, d, generator=generator, dtype=honest.dtype, device=honest.device)
     return honest.mean(1)[:, None, :] + scale * xi

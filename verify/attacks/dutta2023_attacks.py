@@ -21,6 +21,7 @@ import torch
 
 from analytic.errors import require
 from verify.attacks import attack
+from verify.normal_draws import randn
 
 
 def _distances(honest: torch.Tensor, reference) -> tuple[torch.Tensor, torch.Tensor]:
@@ -52,7 +53,7 @@ def reference_random(honest: torch.Tensor, f: int, *, reference=None, scale: flo
     require(isinstance(f, int) and f >= 0, "f", f"must be an integer >= 0, got {f!r}")
     ref, dist = _distances(honest, reference)
     s = scale * dist.median(dim=1).values
-    xi = torch.randn(honest.shape[0], f, honest.shape[2], generator=generator, dtype=honest.dtype, device=honest.device)
+    xi = randn(honest.shape[0], f, honest.shape[2], generator=generator, dtype=honest.dtype, device=honest.device)
     return ref[:, None] + s[:, None, None] * xi
 
 
@@ -76,7 +77,7 @@ def ce_evasion(honest: torch.Tensor, f: int, *, reference=None, x_star=None, q: 
     if not bool(norm.all()):  # some x_k = x*_H (one reduction; the mask only then)
         at_optimum = norm[:, 0] == 0
         require(generator is not None, "generator", "x_k = x*_H: a random direction needs an explicit torch.Generator")
-        v = torch.randn(u.shape, generator=generator, dtype=u.dtype, device=u.device)
+        v = randn(u.shape, generator=generator, dtype=u.dtype, device=u.device)
         u = torch.where(at_optimum[:, None], v, u)
         norm = torch.linalg.vector_norm(u, dim=-1, keepdim=True)
     return _stack(ref + _quantile(dist, q)[:, None] * u / norm, f)

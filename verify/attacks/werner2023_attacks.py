@@ -22,6 +22,7 @@ import torch
 from analytic.errors import InputError, require
 from verify.attacks import ATTACKS, attack
 from verify.algorithms.threshold_clustering import edge_of_ball_attack
+from verify.normal_draws import randn
 
 EDGE_OF_BALL = "edge_of_ball"
 
@@ -33,7 +34,7 @@ def large_gaussian(honest: torch.Tensor, f: int, *, mean: float = 1e6, std: floa
     require(isinstance(f, int) and f >= 0, "f", f"must be an integer >= 0, got {f!r}")
     require(generator is not None, "generator", "a random attack needs an explicit torch.Generator")
     R, _, d = honest.shape
-    return mean + std * torch.randn(R, f, d, generator=generator, dtype=honest.dtype, device=honest.device)
+    return mean + std * randn(R, f, d, generator=generator, dtype=honest.dtype, device=honest.device)
 
 
 @attack("bit_flip")

@@ -21,6 +21,7 @@ import torch
 
 from analytic.errors import InputError, require
 from verify.problems.allouah2025_quadratic import sample_without_replacement
+from verify.normal_draws import randn
 
 
 def flipped(labels: torch.Tensor, n_classes: int) -> torch.Tensor:
@@ -119,12 +120,12 @@ def softmax_workers(R: int, h: int, m: int, p: int, n_classes: int = 10, *, sepa
         require(isinstance(v, int) and v >= 1, name, f"must be an integer >= 1, got {v!r}")
     require(isinstance(p, int) and p >= 2, "p", f"needs at least one feature besides the bias, got {p!r}")
     require(separation >= 0 and skew >= 0, "separation", "separation and skew must be >= 0")
-    means = torch.randn(R, 1, n_classes, p - 1, generator=generator, dtype=dtype, device=device)
+    means = randn(R, 1, n_classes, p - 1, generator=generator, dtype=dtype, device=device)
     means = separation * means / torch.linalg.vector_norm(means, dim=-1, keepdim=True)
-    logits = skew * torch.randn(R, h, n_classes, generator=generator, dtype=dtype, device=device)
+    logits = skew * randn(R, h, n_classes, generator=generator, dtype=dtype, device=device)
     probs = torch.softmax(logits, dim=-1).reshape(R * h, n_classes)
     labels = torch.multinomial(probs, m, replacement=True, generator=generator).reshape(R, h, m)
     centre = torch.gather(means.expand(R, h, n_classes, p - 1), 2, labels[..., None].expand(-1, -1, -1, p - 1))
-    x = centre + torch.randn(R, h, m, p - 1, generator=generator, dtype=dtype, device=device)
+    x = centre + randn(R, h, m, p - 1, generator=generator, dtype=dtype, device=device)
     ones = torch.ones(R, h, m, 1, dtype=dtype, device=device)
     return SoftmaxWorkers(torch.cat([x, ones], -1), labels, n_classes)

@@ -29,6 +29,7 @@ import torch
 
 from analytic.errors import InputError, require
 from verify.problems.base import ClientProblem
+from verify.normal_draws import randn
 
 
 def sample_without_replacement(generator: torch.Generator, shape: tuple[int, ...], m: int, b: int,
@@ -156,8 +157,8 @@ def worker_points(R: int, h: int, m: int, d: int, *, spread: float, heterogeneit
     for name, v in (("R", R), ("h", h), ("m", m), ("d", d)):
         require(isinstance(v, int) and v >= 1, name, f"must be an integer >= 1, got {v!r}")
     require(spread >= 0 and heterogeneity >= 0, "spread", "spread and heterogeneity must be >= 0")
-    u = torch.randn(R, h, 1, d, generator=generator, dtype=dtype, device=device)
-    z = torch.randn(R, h, m, d, generator=generator, dtype=dtype, device=device)
+    u = randn(R, h, 1, d, generator=generator, dtype=dtype, device=device)
+    z = randn(R, h, m, d, generator=generator, dtype=dtype, device=device)
     c = torch.zeros(R, 1, 1, d, dtype=dtype, device=device)
     if center is not None:
         c = c + torch.as_tensor(center, dtype=dtype, device=device).reshape(-1, 1, 1, d)

@@ -23,6 +23,7 @@ from analytic import validate
 from analytic.errors import InputError, require
 from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
 from verify.problems.constants_registry import constants_problem
+from verify.normal_draws import randn
 
 NEWTON_TOL = 1e-10
 
@@ -123,10 +124,10 @@ def sc_lr(generator: torch.Generator, *, sizes=(30, 45, 60, 24, 36, 50, 40, 28, 
     C, N = sizes_t.numel(), int(sizes_t.max())
     require(C >= 2 and bool((sizes_t >= 1).all()) and lam > 0 and h >= 0, "sizes, lam, h",
             "need at least two clients with samples, lambda > 0 and h >= 0")
-    shift = torch.randn(C, d, generator=generator, dtype=dtype, device=device)
+    shift = randn(C, d, generator=generator, dtype=dtype, device=device)
     shift = h * shift / shift.norm(dim=-1, keepdim=True)
-    X = torch.randn(C, N, d, generator=generator, dtype=dtype, device=device) + shift[:, None, :]
-    theta = torch.randn(d, generator=generator, dtype=dtype, device=device)
+    X = randn(C, N, d, generator=generator, dtype=dtype, device=device) + shift[:, None, :]
+    theta = randn(d, generator=generator, dtype=dtype, device=device)
     prob = torch.sigmoid(X @ theta)
     y = torch.where(torch.rand(C, N, generator=generator, dtype=dtype, device=device) < prob, 1.0, -1.0).to(dtype)
     mask = torch.arange(N, device=device)[None, :] < sizes_t[:, None]

@@ -21,6 +21,7 @@ import torch
 
 from analytic.errors import require
 from verify.data.partition import largest_remainder  # noqa: F401 (also this module's name for it)
+from verify.normal_draws import randn
 
 
 def client_sizes(N: int, C: int, b: float, rng: np.random.Generator, R: int = 1) -> np.ndarray:
@@ -67,7 +68,7 @@ def client_second_moments(counts: np.ndarray, means: torch.Tensor, noise: float,
     flat = torch.as_tensor(counts.reshape(-1), device=means.device)
     cls = torch.arange(K, device=means.device).repeat(R * C).repeat_interleave(flat)
     group = torch.arange(R * C, device=means.device).repeat_interleave(flat.reshape(R * C, K).sum(-1))
-    x = means[cls] + noise * torch.randn(cls.numel(), dx, generator=generator, dtype=means.dtype, device=means.device)
+    x = means[cls] + noise * randn(cls.numel(), dx, generator=generator, dtype=means.dtype, device=means.device)
     out = torch.zeros(R * C, dx * dx, dtype=means.dtype, device=means.device)
     out.index_add_(0, group, (x[:, :, None] * x[:, None, :]).reshape(-1, dx * dx))
     return out.reshape(R, C, dx, dx)

@@ -28,6 +28,7 @@ from analytic.errors import InputError, require
 from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
 from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem
+from verify.normal_draws import randn
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class QuadraticClients(ClientProblem):
             out = self.grad(x)
             if scale == 0:
                 return out
-            noise = torch.randn(x.shape[-3:], generator=generator, dtype=x.dtype, device=x.device)
+            noise = randn(x.shape[-3:], generator=generator, dtype=x.dtype, device=x.device)
             return out + scale * noise
 
         return g
@@ -124,7 +125,7 @@ class QuadraticClients(ClientProblem):
 
 
 def _haar(d: int, generator: torch.Generator, dtype, device) -> torch.Tensor:
-    A = torch.randn(d, d, generator=generator, dtype=dtype, device=device)
+    A = randn(d, d, generator=generator, dtype=dtype, device=device)
     Q, Rm = torch.linalg.qr(A)
     return Q * torch.sign(torch.diagonal(Rm))[None, :]
 
@@ -146,7 +147,7 @@ def sc_q1(generator: torch.Generator, *, d: int = 5, C: int = 4, mu: float = 0.5
     require(0 < mu <= L and d >= 2 and C >= 2, "mu, L, d, C", "need 0 < mu <= L, d >= 2 and C >= 2")
     Q = _haar(d, generator, dtype, device)
     H = (Q * torch.linspace(mu, L, d, dtype=dtype, device=device)[None, :]) @ Q.T
-    centre = torch.randn(d, generator=generator, dtype=dtype, device=device)
+    centre = randn(d, generator=generator, dtype=dtype, device=device)
     weights = similarity_weights(random_adjacency(C, generator, dtype=dtype, device=device))
     return QuadraticClients(H.expand(C, d, d).clone(), centre.expand(C, d).clone(), weights, noise_var, "SC-Q1")
 
@@ -166,7 +167,7 @@ def sc_q2(generator: torch.Generator, *, d: int = 4, C: int = 5, mu: float = 0.5
                          torch.rand(d - 2, generator=generator, dtype=dtype, device=device) * (L - mu) + mu])
         Q = _haar(d, generator, dtype, device)
         Hs.append((Q * lam[None, :]) @ Q.T)
-    z = torch.randn(C, d, generator=generator, dtype=dtype, device=device)
+    z = randn(C, d, generator=generator, dtype=dtype, device=device)
     weights = similarity_weights(random_adjacency(C, generator, dtype=dtype, device=device))
     return QuadraticClients(torch.stack(Hs), h * z, weights, noise_var, "SC-Q2")
 

@@ -30,6 +30,7 @@ from analytic import validate
 from analytic.errors import InputError, require
 from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem, per_replicate
+from verify.normal_draws import randn
 
 HESSIANS = ("identity", "planted")
 
@@ -106,7 +107,7 @@ class ClusteredQuadratics(ClientProblem):
         """xi with E ||xi||^2 = sigma^2 / |B| per evaluation, ``shape [R, ..., d]``; ``batch_size`` an int or ``[R]``."""
         require(generator is not None, "generator", "stochastic gradients need an explicit torch.Generator")
         ref = self.x_star if like is None else like
-        xi = torch.randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+        xi = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
         B = per_replicate(batch_size, xi)
         return xi.mul_(self.sigma / math.sqrt(self.dim)).div_(torch.sqrt(B) if isinstance(B, torch.Tensor) else math.sqrt(B))
 
@@ -139,7 +140,7 @@ class ClusteredQuadratics(ClientProblem):
 def separated_optima(generator: torch.Generator, R: int, K: int, d: int, Delta: float, dtype, device) -> torch.Tensor:
     """``[R, K, d]``: K points at pairwise distance exactly Delta, (Delta/sqrt 2) times a random orthonormal set."""
     require(K <= d, "K", f"K optima at equal pairwise distance need K <= d, got K={K}, d={d}")
-    Q, _ = torch.linalg.qr(torch.randn(R, d, K, generator=generator, dtype=dtype, device=device))
+    Q, _ = torch.linalg.qr(randn(R, d, K, generator=generator, dtype=dtype, device=device))
     return (Delta / math.sqrt(2.0)) * Q.transpose(1, 2)
 
 
@@ -149,7 +150,7 @@ def planted_hessians(generator: torch.Generator, shape: tuple[int, ...], d: int,
     inner = torch.rand(*shape, max(d - 2, 0), generator=generator, dtype=dtype, device=device) * (L - mu) + mu
     ends = torch.tensor([mu, L][: min(d, 2)], dtype=dtype, device=device).expand(*shape, min(d, 2))
     lam = torch.cat([ends, inner], -1)
-    Q, Rm = torch.linalg.qr(torch.randn(*shape, d, d, generator=generator, dtype=dtype, device=device))
+    Q, Rm = torch.linalg.qr(randn(*shape, d, d, generator=generator, dtype=dtype, device=device))
     Q = Q * torch.sign(torch.diagonal(Rm, dim1=-2, dim2=-1))[..., None, :]
     return (Q * lam[..., None, :]) @ Q.transpose(-1, -2)
 

@@ -28,6 +28,7 @@ import torch
 from analytic import validate
 from analytic.errors import InputError
 from verify.problems.base import ClientProblem
+from verify.normal_draws import randn
 
 REPRESENTATIONS = ("auto", "moments", "raw")
 
@@ -426,15 +427,15 @@ def planted_clustered_regression(
     rep = _representation(representation, m, d)
     N = K * n_per_cluster
     labels = torch.arange(K, device=device).repeat_interleave(n_per_cluster)
-    Q, _ = torch.linalg.qr(torch.randn(R, d, K, generator=generator, dtype=dtype, device=device))
+    Q, _ = torch.linalg.qr(randn(R, d, K, generator=generator, dtype=dtype, device=device))
     W = (separation / math.sqrt(2.0)) * Q.transpose(1, 2)  # [R, K, d], pairwise distance = separation
     Hs, bs, cs, As, ys = [], [], [], [], []
     for start in range(0, R, block):  # setup only: blocks of replicates bound the memory
         r = min(block, R - start)
-        A = torch.randn(r, N, m, d, generator=generator, dtype=dtype, device=device)
+        A = randn(r, N, m, d, generator=generator, dtype=dtype, device=device)
         y = torch.einsum("rnmd,rnd->rnm", A, W[start:start + r, labels])
         if noise > 0:
-            y = y + noise * torch.randn(r, N, m, generator=generator, dtype=dtype, device=device)
+            y = y + noise * randn(r, N, m, generator=generator, dtype=dtype, device=device)
         if rep == "raw":
             As.append(A), ys.append(y)
             continue
@@ -476,7 +477,7 @@ def paper_synthetic_regression(
     N = K * n_per_cluster
     labels = torch.arange(K, device=device).repeat_interleave(n_per_cluster)
     W = scale * torch.randint(0, 2, (R, K, d), generator=generator, device=device).to(dtype)
-    A = torch.randn(R, N, m, d, generator=generator, dtype=dtype, device=device) + labels.to(dtype)[None, :, None, None]
+    A = randn(R, N, m, d, generator=generator, dtype=dtype, device=device) + labels.to(dtype)[None, :, None, None]
     y = torch.einsum("rnmd,rnd->rnm", A, W[:, labels])
     if rep == "raw":
         return RawClusteredRegression(A, y, W, tuple(int(v) for v in labels), name="werner2023 synthetic linear regression")

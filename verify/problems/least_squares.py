@@ -38,6 +38,7 @@ from analytic.papers.dutta2023 import f_max_condition_9
 from analytic.redundancy import quadratic_redundancy
 from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem
+from verify.normal_draws import randn
 
 
 @dataclass(frozen=True)
@@ -324,7 +325,7 @@ def gaussian_agents(N: int, rows: int, dim: int, generator: torch.Generator, *, 
     eps^i ~ N(0, label_noise^2 I). Returns (agents, x°)."""
     N, rows, dim = (validate.integer(v, name, minimum=1) for name, v in (("N", N), ("rows", rows), ("dim", dim)))
     validate.real(label_noise, "label_noise", minimum=0.0)
-    x0 = torch.randn(dim, generator=generator, dtype=dtype, device=device)
+    x0 = randn(dim, generator=generator, dtype=dtype, device=device)
     if isotropic:
         require(rows >= dim, "rows", f"orthonormal columns need rows >= dim, got {rows} < {dim}")
         G = torch.eye(dim, dtype=dtype, device=device).expand(N, dim, dim).clone()
@@ -332,16 +333,16 @@ def gaussian_agents(N: int, rows: int, dim: int, generator: torch.Generator, *, 
         s = torch.zeros(N, dtype=dtype, device=device)
         if label_noise > 0:  # for orthonormal columns z = x° + A^T eps, s = ||eps||^2 - ||A^T eps||^2
             gen = noise_generator or generator
-            w = torch.randn(N, dim, generator=gen, dtype=dtype, device=device) * label_noise
-            perp = torch.randn(N, max(rows - dim, 0), generator=gen, dtype=dtype, device=device) * label_noise
+            w = randn(N, dim, generator=gen, dtype=dtype, device=device) * label_noise
+            perp = randn(N, max(rows - dim, 0), generator=gen, dtype=dtype, device=device) * label_noise
             z, s = z + w, perp.pow(2).sum(-1)
         return RegressionAgents(G[None], z[None], s[None], link), x0
-    A = torch.randn(N, rows, dim, generator=generator, dtype=dtype, device=device)
+    A = randn(N, rows, dim, generator=generator, dtype=dtype, device=device)
     G = A.transpose(-1, -2) @ A
     z = x0.expand(N, dim).clone()
     s = torch.zeros(N, dtype=dtype, device=device)
     if label_noise > 0:
-        eps = torch.randn(N, rows, generator=noise_generator or generator, dtype=dtype, device=device) * label_noise
+        eps = randn(N, rows, generator=noise_generator or generator, dtype=dtype, device=device) * label_noise
         w = (torch.linalg.pinv(A) @ eps[..., None])[..., 0]
         z = z + w
         s = (A @ w[..., None])[..., 0].sub(eps).pow(2).sum(-1)

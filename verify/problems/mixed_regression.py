@@ -30,6 +30,7 @@ import torch
 from analytic import validate
 from analytic.errors import InputError, require
 from verify.workspace import workspace
+from verify.normal_draws import randn
 
 CENTRES = ("random", "orthogonal")
 COVARIANCES = ("identity", "heterogeneous")
@@ -103,7 +104,7 @@ class MixtureModel:
         X = self._features((R, flat.shape[1], n_points, self.d), generator)
         if not self.identity_cov:  # x = Sigma_z^{1/2} g; with Sigma_z = I the product by 1.0 is skipped (exact)
             X.mul_(torch.gather(self.cov.sqrt(), 1, index)[:, :, None, :])
-        zeta = self.sigma * torch.randn(R, flat.shape[1], n_points, generator=generator, dtype=X.dtype, device=X.device)
+        zeta = self.sigma * randn(R, flat.shape[1], n_points, generator=generator, dtype=X.dtype, device=X.device)
         prod = workspace("MixtureModel.points", X.shape, X)
         y = torch.mul(X, theta[:, :, None, :], out=prod).sum(-1).add_(zeta)  # y = <x, theta*_z> + zeta
         return (X.reshape(R, *shape, n_points, self.d), y.reshape(R, *shape, n_points),
@@ -112,7 +113,7 @@ class MixtureModel:
     def _features(self, shape, generator) -> torch.Tensor:
         dtype, device = self.theta.dtype, self.theta.device
         if self.features == "gaussian":
-            return torch.randn(shape, generator=generator, dtype=dtype, device=device)
+            return randn(shape, generator=generator, dtype=dtype, device=device)
         return torch.randint(0, 2, shape, generator=generator, device=device).to(dtype) * 2 - 1
 
     def federation(self, sizes, generator: torch.Generator, z: torch.Tensor | None = None) -> "MixedRegression":
@@ -132,7 +133,7 @@ class MixtureModel:
         X = self._features((self.R, P, self.d), generator)
         if not self.identity_cov:
             X.mul_(torch.gather(self.cov.sqrt(), 1, index))
-        zeta = self.sigma * torch.randn(self.R, P, generator=generator, dtype=X.dtype, device=X.device)
+        zeta = self.sigma * randn(self.R, P, generator=generator, dtype=X.dtype, device=X.device)
         y = torch.mul(X, theta).sum(-1).add_(zeta)
         return MixedRegression(self, sizes, z, X, y, zeta, seg)
 
@@ -287,17 +288,17 @@ def planted_centres(R: int, k: int, d: int, Delta: float, generator: torch.Gener
     require(d >= 1, "d", f"must be >= 1, got {d}")
     require(Delta > 0, "Delta", f"must be > 0, got {Delta}")
     if rule == "random":
-        u = torch.randn(R, k, d, generator=generator, dtype=dtype, device=device)
+        u = randn(R, k, d, generator=generator, dtype=dtype, device=device)
         u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
         theta = u * (Delta / pairwise_separation(u))[:, None, None]
     elif rule == "orthogonal":
         require(k <= d, "k", f"orthogonal centres need k <= d, got k={k}, d={d}")
-        Q, _ = torch.linalg.qr(torch.randn(R, d, k, generator=generator, dtype=dtype, device=device))
+        Q, _ = torch.linalg.qr(randn(R, d, k, generator=generator, dtype=dtype, device=device))
         theta = (Delta / math.sqrt(2.0)) * Q.transpose(1, 2)
     else:
         raise InputError("rule", f"expected one of {CENTRES}, got {rule!r}")
     if shift:
-        v = torch.randn(R, 1, d, generator=generator, dtype=dtype, device=device)
+        v = randn(R, 1, d, generator=generator, dtype=dtype, device=device)
         theta = theta + shift * v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
     return theta
 

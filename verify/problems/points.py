@@ -13,6 +13,7 @@ import torch
 
 from analytic import validate
 from analytic.errors import InputError
+from verify.normal_draws import randn
 
 
 @dataclass
@@ -77,11 +78,11 @@ def clustered_points(
     device = gen.device
     means = planted_means(K, d, Delta, dtype, device)
     labels = torch.arange(K, device=device).repeat_interleave(n)
-    noise = torch.randn(R, K * n, d, generator=gen, dtype=dtype, device=device) * (sigma / math.sqrt(d))
+    noise = randn(R, K * n, d, generator=gen, dtype=dtype, device=device) * (sigma / math.sqrt(d))
     return ClusteredPoints(means[labels][None] + noise, labels, means, sigma, Delta, n)
 
 
 def random_unit(R: int, d: int, gen: torch.Generator, dtype=torch.float64) -> torch.Tensor:
     """R independent uniformly random unit vectors in R^d."""
-    u = torch.randn(R, d, generator=gen, dtype=dtype, device=gen.device)
+    u = randn(R, d, generator=gen, dtype=dtype, device=gen.device)
     return u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)

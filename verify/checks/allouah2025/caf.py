@@ -50,6 +50,7 @@ from verify.checks.allouah2025.inputs import (
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(A.PAPER)
 
@@ -134,7 +135,7 @@ def optimised_inputs(configs, generator: torch.Generator, *, population: int, st
     is taken; the search only ever evaluates CAF itself, so the ratio it reports is a real instance."""
     out = []
     for n, f, d in configs:
-        X0 = torch.randn(population, n, d, generator=generator, dtype=dtype, device=device)
+        X0 = randn(population, n, d, generator=generator, dtype=dtype, device=device)
         H = X0[:1, : n - f]
         mu, _, _ = spread(H)
         w = torch.linalg.eigh((H[0] - mu[0]).T @ (H[0] - mu[0]) / (n - f))
@@ -147,7 +148,7 @@ def optimised_inputs(configs, generator: torch.Generator, *, population: int, st
         i = int(r.argmax())
         best, Xb, scale = float(r[i]), cand[i], 0.3 * float(_rms_spread(cand[i]))
         for _ in range(steps):
-            X = Xb + scale * torch.randn(population, n, d, generator=generator, dtype=dtype, device=device)
+            X = Xb + scale * randn(population, n, d, generator=generator, dtype=dtype, device=device)
             r = _ascent_ratio(X, f)
             i = int(r.argmax())
             if float(r[i]) > best:
@@ -328,9 +329,9 @@ def _termination_inputs(ctx: Context, R: int) -> list[tuple[str, InputBatch]]:
     gen, out = ctx.generator("c13/inputs"), []
     for n, f, d in TERMINATION_SETTINGS:
         h = n - f
-        honest = torch.randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
-        far = 100.0 * torch.randn(R, f, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
-        pure = torch.randn(R, f, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        honest = randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        far = 100.0 * randn(R, f, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        pure = randn(R, f, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
         for name, X in (("outliers at scale 100", torch.cat([honest, far], 1)),
                         ("all Gaussian", torch.cat([honest, pure], 1)),
                         ("ALIE tau=1.5", attacked_batch(honest, f, "alie", {"tau": 1.5}, gen))):
@@ -499,9 +500,9 @@ def _exactness_inputs(ctx: Context, R: int, count: int):
         n = int(rng.integers(3, 41))
         f = int(rng.integers(1, (n - 1) // 2 + 1))
         d = int(rng.integers(1, 60))
-        h = 10.0 * torch.randn(R, 1, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        h = 10.0 * randn(R, 1, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
         scale = float(10 ** rng.uniform(-1, 3))
-        byz = h + scale * torch.randn(R, f, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        byz = h + scale * randn(R, f, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
         yield n, f, torch.cat([h.expand(-1, n - f, -1), byz], 1)
 
 
@@ -519,7 +520,7 @@ def c14_exactness(ctx: Context, *, caf_fn: Callable[..., torch.Tensor] = caf, to
         scale = torch.linalg.vector_norm(X, dim=-1).amax(1)
         est = caf_fn(X, f)
         exact_err.append((torch.linalg.vector_norm(est - X[:, 0], dim=-1) / scale).cpu().numpy())
-        noisy = X + torch.randn(X.shape, generator=gen, dtype=X.dtype, device=X.device)
+        noisy = X + randn(X.shape, generator=gen, dtype=X.dtype, device=X.device)
         perm = torch.randperm(n, generator=gen, device=X.device)
         s_noisy = torch.linalg.vector_norm(noisy, dim=-1).amax(1)
         perm_err.append((torch.linalg.vector_norm(caf_fn(noisy[:, perm], f) - caf_fn(noisy, f), dim=-1) / s_noisy)
@@ -580,7 +581,7 @@ def c15_lambda_vs_trace(ctx: Context, *, theory: Bound = A.PROP_4_1, dims=(1, 4,
     over_trace = {name: np.zeros((R, dims.size)) for name in ("caf", "cwtm", "cwmed")}
     err_caf, bound_caf, tr_over_lam = np.zeros((R, dims.size)), np.zeros((R, dims.size)), np.zeros((R, dims.size))
     for j, d in enumerate(dims):
-        honest = torch.randn(R, n - f, int(d), generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        honest = randn(R, n - f, int(d), generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
         X = torch.cat([honest, alie(honest, f, tau=tau)], 1)
         mu, lam, tr = spread(honest)
         lam_np, tr_np = lam.cpu().numpy(), tr.cpu().numpy()

@@ -21,6 +21,7 @@ from analytic.errors import require
 from verify.aggregators.caf import top_eigenpair
 from verify.attacks import ATTACKS
 from verify.problems.allouah2025_classification import softmax_workers
+from verify.normal_draws import randn
 
 HONEST_LAWS = ("gaussian", "heavy", "clustered")
 #: (family name, attack name, options): our reading (docs/papers/allouah2025.md) C11 list (far cluster, ALIE mu +- tau s with
@@ -62,15 +63,15 @@ def honest_vectors(law: str, R: int, h: int, d: int, generator: torch.Generator,
     """h honest vectors per replicate ``[R, h, d]`` of the given law (see the module docstring)."""
     require(law in HONEST_LAWS, "law", f"expected one of {HONEST_LAWS}, got {law!r}")
     kw = dict(generator=generator, dtype=dtype, device=device)
-    mean = 3.0 * torch.randn(R, 1, d, **kw)
-    scale = torch.exp(torch.randn(R, 1, d, **kw))
-    z = torch.randn(R, h, d, **kw)
+    mean = 3.0 * randn(R, 1, d, **kw)
+    scale = torch.exp(randn(R, 1, d, **kw))
+    z = randn(R, h, d, **kw)
     if law == "heavy":  # Student-t with 3 degrees of freedom: z / sqrt(chi2_3 / 3)
-        chi2 = (torch.randn(R, h, d, 3, **kw) ** 2).sum(-1)
+        chi2 = (randn(R, h, d, 3, **kw) ** 2).sum(-1)
         z = z / torch.sqrt(chi2 / 3.0)
     if law == "clustered":
         side = (torch.rand(R, h, 1, generator=generator, device=device) < 0.5).to(dtype)
-        z = z + 4.0 * (2.0 * side - 1.0) * torch.randn(R, 1, d, **kw) / math.sqrt(d)
+        z = z + 4.0 * (2.0 * side - 1.0) * randn(R, 1, d, **kw) / math.sqrt(d)
     return mean + scale * z
 
 
@@ -84,7 +85,7 @@ def lf_batch(R: int, h: int, f: int, generator: torch.Generator, dtype=torch.flo
     """Honest softmax-regression gradients at a random model, and f label-flipping vectors (d = 50)."""
     prob = softmax_workers(R, h, 30, LF_FEATURES, LF_CLASSES, separation=3.0, skew=1.0, generator=generator,
                            dtype=dtype, device=device)
-    theta = 0.3 * torch.randn(R, prob.dim, generator=generator, dtype=dtype, device=device)
+    theta = 0.3 * randn(R, prob.dim, generator=generator, dtype=dtype, device=device)
     honest = prob.full_grad(theta)
     byz = ATTACKS["lf"](honest, f, flipped_gradients=prob.full_grad(theta, flip_labels=True))
     return InputBatch(torch.cat([honest, byz], 1), f, "LF", "gradients")

@@ -44,6 +44,7 @@ from verify.problems.allouah2025_quadratic import WorkerPoints, identical_worker
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(A.PAPER)
 
@@ -467,7 +468,7 @@ def _round_errors(ctx: Context, configs, d: int, eps: float, delta: float, C: fl
     for n, f in configs:
         h = n - f
         s = math.sqrt(P.corollary41_noise(n, f, eps, 1, delta, C))
-        x = torch.randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        x = randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
         x = C * x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)
         M = x + NoiseInLaw.build(R, n, d, s, s, ctx.dtype, ctx.torch_device).draw(gen)[:, :h]
         X = torch.cat([M, alie(M, f, tau=ALIE_TAU)], 1) if f > 0 else M
@@ -753,7 +754,7 @@ def x11_het_term(ctx: Context, *, theory: Bound = A.COR_4_1_HET, ns=(16, 32, 64,
     for n, f_a in zip(ns.tolist(), fa.tolist()):
         for j, (f, out) in enumerate(((f_a, Ya), (f_fixed, Yb))):
             h = n - f
-            xbar = torch.randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+            xbar = randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
             D = xbar - xbar.mean(1, keepdim=True)
             G2 = torch.linalg.eigvalsh(D.transpose(1, 2) @ D / h)[:, -1]
             floors = []

@@ -23,6 +23,7 @@ import torch
 
 from analytic.errors import InputError, require
 from verify.problems.allouah2025_quadratic import PointsShape, sample_without_replacement
+from verify.normal_draws import randn
 
 
 @dataclass(frozen=True)
@@ -91,5 +92,5 @@ def cauchy_workers(R: int, h: int, m: int, d: int, *, spread: float, generator: 
     (G_cov = 0 exactly)."""
     for name, v in (("R", R), ("h", h), ("m", m), ("d", d)):
         require(isinstance(v, int) and v >= 1, name, f"must be an integer >= 1, got {v!r}")
-    z = torch.randn(R, 1 if identical else h, m, d, generator=generator, dtype=dtype, device=device)
+    z = randn(R, 1 if identical else h, m, d, generator=generator, dtype=dtype, device=device)
     return CauchyWorkers((spread * z).expand(R, h, m, d).contiguous(), s)

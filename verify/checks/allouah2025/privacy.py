@@ -52,6 +52,7 @@ from verify.fit import (
 from verify.checks.allouah2025 import search as S
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
+from verify.normal_draws import randn
 
 register_paper(A.PAPER)
 
@@ -705,7 +706,7 @@ def _honest_sum_exposure(ctx: Context, n: int, f: int, q: int, s_cor: float, R: 
     seeds = _seeds(ctx, stream, n)
     honest, _, colluders = _worker_sets(n, f, q)
     g = ctx.generator(stream + "/x")
-    x = torch.randn(R, n, d, generator=g, dtype=ctx.dtype, device=ctx.torch_device)
+    x = randn(R, n, d, generator=g, dtype=ctx.dtype, device=ctx.torch_device)
     memo = StreamMemo(seeds, [(i, j) for i in honest for j in colluders])  # the server's streams: drawn once
     msgs = x + correlated_noise(seeds, 0, R, d, s_cor, ctx.dtype, ctx.torch_device, memo)
     view = server_view(msgs, seeds, 0, honest, colluders, s_cor, memo)

@@ -49,6 +49,7 @@ from verify.problems.allouah2025_quadratic import WorkerPoints, identical_worker
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(A.PAPER)
 
@@ -89,7 +90,7 @@ def c17_gaussian_concentration(ctx: Context, *, theory: Bound = A.LEMMA_C6, ns=(
     R = ctx.reps(200, 1000)
     gen = ctx.generator("c17/noise")
     grid = [(int(n), int(d)) for n in ns for d in dims]
-    Y = np.stack([_top_eig_gram(math.sqrt(sigma2) * torch.randn(R, n, d, generator=gen, dtype=ctx.dtype,
+    Y = np.stack([_top_eig_gram(math.sqrt(sigma2) * randn(R, n, d, generator=gen, dtype=ctx.dtype,
                                                                  device=ctx.torch_device)).cpu().numpy()
                   for n, d in grid], 1)
     nn, dd = np.array([g[0] for g in grid], float), np.array([g[1] for g in grid], float)
@@ -531,7 +532,7 @@ def _one_round_errors(ctx: Context, ns, f: int, d: int, eps: float, delta: float
             c2, i2 = s2, s2
         else:
             c2, i2 = 0.0, P.theorem41_min_ldp_noise(eps, 1, delta, C)
-        x = torch.randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+        x = randn(R, h, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
         x = C * x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)
         M = x + NoiseInLaw.build(R, n, d, math.sqrt(c2), math.sqrt(i2), ctx.dtype, ctx.torch_device).draw(gen)[:, :h]
         X = torch.cat([M, alie(M, f, tau=ALIE_TAU)], 1)
@@ -738,8 +739,8 @@ def x02_lemma_c2_printed(ctx: Context, *, theory: Bound = A.LEMMA_C2_PRINTED_SAM
     N = ctx.reps(4000, 20000)
     h, m, b = n - f, 3, 1
     gen = ctx.generator("x02/data")
-    c = torch.randn(1, h, 1, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
-    u = torch.randn(1, h, 1, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    c = randn(1, h, 1, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    u = randn(1, h, 1, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
     u = math.sqrt(1.5) * sigma * u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
     prob = _fixed_instance(WorkerPoints(torch.cat([c + u, c, c - u], 2)), N)
     gamma, beta = strongly_convex_schedule(1.0, 1.0)

@@ -19,6 +19,7 @@ from verify.fit import combine, exact_zero_verdict, family_z, identity_verdict, 
 from verify.problems.buttaci2024_logistic import sc_lr
 from verify.registry import check, register_paper, result_for
 from verify.result import Claim, Result, erratum
+from verify.normal_draws import randn
 
 register_paper(B.PAPER)
 
@@ -68,7 +69,7 @@ def c18_local_steps(ctx: Context, *, steps_rule=paper_steps, E: int = 4, batch_s
     lo, hi = np.floor(sizes / E), np.ceil(sizes / E)
     parts.append(exact_zero_verdict(int(np.sum((sizes_a < lo) | (sizes_a > hi))))[0])
     # (ii) unbiasedness at a fixed point
-    w = f64(ctx, np.zeros((prob.n_clients, prob.dim))) + torch.randn(prob.n_clients, prob.dim,
+    w = f64(ctx, np.zeros((prob.n_clients, prob.dim))) + randn(prob.n_clients, prob.dim,
                                                                          generator=ctx.generator("point"),
                                                                          dtype=F64, device=ctx.torch_device)
     full = prob.grad(w).cpu().numpy()

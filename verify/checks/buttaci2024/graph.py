@@ -28,6 +28,7 @@ from verify.problems import buttaci2024_partition as part
 from verify.problems.buttaci2024_quadratic import sc_q2
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
+from verify.normal_draws import randn
 
 register_paper(B.PAPER)
 
@@ -152,8 +153,8 @@ def c02_perturbed_point(ctx: Context, *, perturbation=perturbed_point, C: int = 
     R = ctx.reps(200, 1000)
     g = ctx.generator("instances")
     kw = {"dtype": F64, "device": ctx.torch_device}
-    W = 10 * torch.randn(R, C, d, generator=g, **kw)  # w^n_{t-1,E} of every client; client i's own w is W[:, i]
-    own = 10 * torch.randn(R, C, d, generator=g, **kw)
+    W = 10 * randn(R, C, d, generator=g, **kw)  # w^n_{t-1,E} of every client; client i's own w is W[:, i]
+    own = 10 * randn(R, C, d, generator=g, **kw)
     U = torch.rand(R, C, C, generator=g, **kw) * 2.5 + 0.5
     A = torch.triu(U, 1)
     weights = G.similarity_weights(A + A.transpose(1, 2))

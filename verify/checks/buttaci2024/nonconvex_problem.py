@@ -18,6 +18,7 @@ import torch
 from analytic.constants import Constant
 from analytic.errors import require
 from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
+from verify.normal_draws import randn
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,6 @@ def log_cauchy(generator: torch.Generator, *, d: int = 5, C: int = 4, h: float =
     device = generator.device if device is None else device  # on the generator's device by default
     require(d >= 1 and C >= 2 and h >= 0 and 0 <= lam < 0.25, "d, C, h, lam",
             f"need d >= 1, C >= 2, h >= 0 and 0 <= lam < 1/4 (nonconvex), got {d}, {C}, {h}, {lam}")
-    c = h * torch.randn(C, d, generator=generator, dtype=dtype, device=device)
+    c = h * randn(C, d, generator=generator, dtype=dtype, device=device)
     weights = similarity_weights(random_adjacency(C, generator, dtype=dtype, device=device))
     return LogCauchyClients(c, lam, weights)

@@ -55,6 +55,7 @@ from verify.fit import (
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(D.PAPER)
 
@@ -576,18 +577,18 @@ def _ce_instances(ctx: Context, count: int):
         f_act = int(rng.integers(0, f + 1))
         d = int(rng.integers(1, 9))
         R = 3
-        ref = torch.randn(R, d, generator=g, dtype=ctx.dtype, device=dev) * 3
-        H = ref[:, None] + torch.randn(R, N - f_act, d, generator=g, dtype=ctx.dtype, device=dev) * float(rng.uniform(0.1, 3))
+        ref = randn(R, d, generator=g, dtype=ctx.dtype, device=dev) * 3
+        H = ref[:, None] + randn(R, N - f_act, d, generator=g, dtype=ctx.dtype, device=dev) * float(rng.uniform(0.1, 3))
         kind = int(rng.integers(0, 3))
         hd = torch.linalg.vector_norm(H - ref[:, None], dim=-1).max(1).values
         if kind == 0:  # far outside the honest radius
-            u = torch.randn(R, f_act, d, generator=g, dtype=ctx.dtype, device=dev)
+            u = randn(R, f_act, d, generator=g, dtype=ctx.dtype, device=dev)
             Bz = ref[:, None] + (2 + torch.rand(R, f_act, 1, generator=g, dtype=ctx.dtype, device=dev)) * hd[:, None, None] * u / \
                 torch.linalg.vector_norm(u, dim=-1, keepdim=True).clamp_min(1e-300)
         elif kind == 1:  # inside the honest radius
             Bz = ref[:, None] + 0.5 * (H[:, :1] - ref[:, None]).expand(-1, f_act, -1)
         else:
-            Bz = ref[:, None] + torch.randn(R, f_act, d, generator=g, dtype=ctx.dtype, device=dev)
+            Bz = ref[:, None] + randn(R, f_act, d, generator=g, dtype=ctx.dtype, device=dev)
         yield N, f, f_act, ref, torch.cat([Bz, H], dim=1)
 
 

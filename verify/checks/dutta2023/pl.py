@@ -43,12 +43,13 @@ from verify.problems.least_squares import RegressionAgents
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(D.PAPER)
 
 
 def _unit(gen: torch.Generator, n: int, d: int, ctx: Context) -> torch.Tensor:
-    v = torch.randn(n, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    v = randn(n, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
     return v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
 
 
@@ -62,7 +63,7 @@ def _local_round(problem, xbar: torch.Tensor, *, alpha: float, T: int, sigma: fl
     out = []
     std = P.coordinate_std(sigma, d)
     for _ in range(T):
-        g = problem.grad(X) + std * torch.randn(X.shape, generator=gen, dtype=X.dtype, device=X.device)
+        g = problem.grad(X) + std * randn(X.shape, generator=gen, dtype=X.dtype, device=X.device)
         X = X - alpha * g
         out.append(X.reshape(R, Pn, H, d))
     return out

@@ -52,6 +52,7 @@ from verify.checks.dutta2023 import search as S
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(D.PAPER)
 
@@ -100,7 +101,7 @@ def nonconvex_instance(ctx: Context, *, kappa: float = NC_KAPPA, dim: int = 5, r
     every agent's minimiser is x°, so 2f-redundancy holds for every f by construction), x° at distance ``radius`` from
     x_0 = 0 in a random direction. Exact constants: L = 2 + 2 kappa (sup |phi''| and phi'/r), mu = the isotropic PL
     constant inf_r phi'(r)^2/(2 phi(r)) (quadratic growth holds with 2 >= mu)."""
-    v = torch.randn(dim, generator=ctx.generator("data"), dtype=ctx.dtype, device=ctx.torch_device)
+    v = randn(dim, generator=ctx.generator("data"), dtype=ctx.dtype, device=ctx.torch_device)
     x_opt = radius * v / torch.linalg.vector_norm(v)
     G = torch.eye(dim, dtype=ctx.dtype, device=ctx.torch_device).expand(N_AGENTS, dim, dim).clone()
     prob = P.IsotropicAgents(G[None], x_opt.expand(N_AGENTS, dim).clone()[None],

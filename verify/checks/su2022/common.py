@@ -21,6 +21,7 @@ from verify.fit import proportion_ci
 from verify.problems.mixed_regression import MixtureModel, planted_model
 from verify.registry import register_paper
 from verify.result import Claim
+from verify.normal_draws import randn
 
 register_paper(S.PAPER)
 
@@ -75,7 +76,7 @@ def federation(ctx: Context, stream: str, R: int, sizes, *, k: int = 3, d: int =
 def perturbed_centres(ctx: Context, stream: str, theta: torch.Tensor, radius) -> torch.Tensor:
     """theta*_j + radius u_j with independent random unit u_j (radius a float or one per replicate)."""
     g = ctx.generator(stream)
-    u = torch.randn(theta.shape, generator=g, dtype=theta.dtype, device=theta.device)
+    u = randn(theta.shape, generator=g, dtype=theta.dtype, device=theta.device)
     r = torch.as_tensor(radius, dtype=theta.dtype, device=theta.device).reshape(-1, 1, 1)
     return theta + r * u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
 

@@ -28,6 +28,7 @@ from verify.fit import apply_assumptions, combine, deterministic_verdict, exact_
 from verify.problems.mixed_regression import MixedRegression, effective_clients, pareto_sizes
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result
+from verify.normal_draws import randn
 
 RTOL = 1e-10
 VARIANTS = (("fedavg", 1), ("fedavg", 2), ("fedavg", 5), ("fedavg", 10), ("fedprox", 1))
@@ -47,7 +48,7 @@ def _random_federation(ctx: Context, stream: str, R: int, M: int, n_range=(1, 50
 
 def _near(fed: MixedRegression, ctx: Context, stream: str, radius: float) -> torch.Tensor:
     g = ctx.generator(stream)
-    u = torch.randn(fed.model.theta.shape, generator=g, dtype=ctx.dtype, device=ctx.torch_device)
+    u = randn(fed.model.theta.shape, generator=g, dtype=ctx.dtype, device=ctx.torch_device)
     return fed.model.theta + radius * u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
 
 
@@ -227,7 +228,7 @@ def c04_foi_equals_orthogonal_iteration(ctx: Context, *, reference=orthogonal_it
     seg = torch.repeat_interleave(torch.arange(clients, device=sizes.device), sizes)
     z = mod.labels(clients, gen)[:, seg]  # the pairs of one client come from its cluster
     X, y, _ = mod.points(z, 2, gen)
-    theta = torch.randn(R, 1, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    theta = randn(R, 1, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
     eps = (y - (X * theta[:, :, None, :]).sum(-1))[..., None] * X  # eps(x, y, theta), [R, P, 2, d]
     a, b = eps[:, :, 0], eps[:, :, 1]
     Y = a.transpose(1, 2) @ b / a.shape[1]

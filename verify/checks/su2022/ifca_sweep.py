@@ -42,6 +42,7 @@ from verify.fit import apply_assumptions, controlled, proportion_ci, proportion_
 from verify.strength import aside
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
+from verify.normal_draws import randn
 
 register_paper(PAPER)
 
@@ -81,8 +82,8 @@ def instance(ctx: Context, R: int, m: int, n: int, d: int, p: int, r: float, sig
     kw = {"dtype": ctx.dtype, "device": ctx.torch_device}
     theta = r * torch.bernoulli(torch.full((R, p, d), 0.5, **kw), generator=g)
     cluster = torch.arange(m, device=ctx.torch_device) // (m // p)
-    X = torch.randn(R, m, n, d, generator=g, **kw)
-    y = torch.einsum("rmnd,rmd->rmn", X, theta[:, cluster]) + sigma * torch.randn(R, m, n, generator=g, **kw)
+    X = randn(R, m, n, d, generator=g, **kw)
+    y = torch.einsum("rmnd,rmd->rmn", X, theta[:, cluster]) + sigma * randn(R, m, n, generator=g, **kw)
     W0 = torch.bernoulli(torch.full((R, restarts, p, d), 0.5, **kw), generator=g)
     return X, y, theta, W0
 

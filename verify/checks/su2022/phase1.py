@@ -37,6 +37,7 @@ from verify.fit import (
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 INIT_FAMILIES = ("zero", "uniform in the R-ball", "theta*_1", "midpoint of theta*_1, theta*_2", "-R theta*_1/||theta*_1||",
                  "random on the R-sphere")
@@ -46,7 +47,7 @@ def initial_points(mod, family: str, generator: torch.Generator) -> torch.Tensor
     """theta_0 ``[R, d]`` of one initialisation family of Claim 13 (R = max_j ||theta*_j||)."""
     R, d = mod.R, mod.d
     radius = mod.radius[:, None]
-    u = torch.randn(R, d, generator=generator, dtype=mod.theta.dtype, device=mod.theta.device)
+    u = randn(R, d, generator=generator, dtype=mod.theta.dtype, device=mod.theta.device)
     u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
     if family == "zero":
         return torch.zeros(R, d, dtype=mod.theta.dtype, device=mod.theta.device)
@@ -740,7 +741,7 @@ def c16_iterations(ctx: Context, *, theory: Bound = S.THM_1_ITERATIONS, ds=(2, 4
         if distances == (None,):
             theta0 = initial_points(mod, "uniform in the R-ball", gen)[:, None, :].expand(R, per, d)
         else:
-            u = torch.randn(R, len(distances), d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+            u = randn(R, len(distances), d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
             u = u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
             far = mod.theta[:, :1] + torch.as_tensor(distances, dtype=ctx.dtype, device=ctx.torch_device)[None, :, None] * u
             theta0 = far[:, :, None, :].expand(R, len(distances), per, d).reshape(R, -1, d)

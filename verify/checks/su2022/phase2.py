@@ -62,6 +62,7 @@ from verify.registry import check, result_for
 from verify.strength import aside
 
 from verify.result import Assumption, Claim, Result
+from verify.normal_draws import randn
 
 S_LOCAL = 5
 
@@ -557,7 +558,7 @@ def c24_uniform_deviation(ctx: Context, *, theory: Bound = S.UNIFORM_DEVIATION, 
         for c in range(climbs):
             best = torch.argsort(D, dim=0, descending=True)[:keep]  # [keep, R]
             parents = torch.gather(th, 0, best[..., None, None].expand(keep, R, mod.k, mod.d))
-            noise = torch.randn((thetas // keep, keep, R, mod.k, mod.d), generator=gen, dtype=ctx.dtype, device=gen.device)
+            noise = randn((thetas // keep, keep, R, mod.k, mod.d), generator=gen, dtype=ctx.dtype, device=gen.device)
             noise = noise / torch.linalg.vector_norm(noise, dim=-1, keepdim=True) * (DELTA / 6) / 2 ** c
             kids = project((parents[None] + noise).reshape(-1, R, mod.k, mod.d))
             th, D = torch.cat([th, kids]), torch.cat([D, dev(kids)])
@@ -835,7 +836,7 @@ def c27_lemma8(ctx: Context, *, theory: Bound = S.LEMMA_8_MEAN, quantile_theory:
         member = (fed.z == 0).to(ctx.dtype)[..., None, None]
         Bj = (member * W) / fed.N  # columns of B Lambda_0
         exact = sigma**2 * (Bj**2 * mask.to(ctx.dtype)[None, :, None, :]).sum(dim=(1, 2, 3))
-        zeta = sigma * torch.randn(noise_draws, R, fed.M, Phi.shape[2], generator=zgen, dtype=ctx.dtype, device=ctx.torch_device)
+        zeta = sigma * randn(noise_draws, R, fed.M, Phi.shape[2], generator=zgen, dtype=ctx.dtype, device=ctx.torch_device)
         zeta = zeta * mask.to(ctx.dtype)
         v = torch.einsum("rmdn,brmn->brd", Bj, zeta)
         sq = (v**2).sum(-1)  # [B, R]

@@ -50,6 +50,7 @@ from verify.fit import (
 from verify.registry import check, result_for
 from verify.result import Assumption, Result, erratum
 from verify.strength import aside
+from verify.normal_draws import randn
 
 
 def _opnorm(A: torch.Tensor) -> np.ndarray:
@@ -60,7 +61,7 @@ def _around(mod, labels: torch.Tensor, distances, generator: torch.Generator) ->
     """Anchor models theta*_{z} + g u with random unit u, one per (replicate, anchor): ``[R, H, d]``."""
     R, H = labels.shape
     own = torch.gather(mod.theta, 1, labels[..., None].expand(R, H, mod.d))
-    u = torch.randn(R, H, mod.d, generator=generator, dtype=own.dtype, device=own.device)
+    u = randn(R, H, mod.d, generator=generator, dtype=own.dtype, device=own.device)
     g = torch.as_tensor(distances, dtype=own.dtype, device=own.device).reshape(1, -1, 1).expand(R, H, 1)
     return own + g * u / torch.linalg.vector_norm(u, dim=-1, keepdim=True)
 
@@ -374,7 +375,7 @@ def c09_lemma5(ctx: Context, *, theory: Bound = S.LEMMA_5, eps_ops=(1e-4, 1e-3, 
                 norms = torch.ones(R, k, dtype=ctx.dtype, device=ctx.torch_device)
                 norms[:, -1] = math.sqrt(eps_op)
             Xs = X * norms[:, None, :]  # columns x_i
-            E = torch.randn(R, d, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+            E = randn(R, d, d, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
             E = eps_op * E / torch.linalg.matrix_norm(E, ord=2)[:, None, None]
             M = Xs @ Xs.transpose(1, 2) + E
             H = float(norms.amax())
@@ -622,7 +623,7 @@ def _prop2_ell_errors(ctx: Context, stream: str, R: int, *, k: int, d: int, ells
     Xa, ya, _ = mod.points(labels, 2 * L, gen)
     pe = ((ya - (Xa @ theta[..., None])[..., 0])[..., None] * Xa) @ U  # [R, H, 2L, k]: U^T eps
     outer = torch.cumsum(pe[:, :, :L, :, None] * pe[:, :, L:, None, :], dim=2)
-    v0 = torch.randn(R, len(distances), k, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    v0 = randn(R, len(distances), k, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
     target = (own**2).sum(-1)
     err = [numpy((power_iteration(outer[:, :, ell - 1] / ell, v0, T2)[1] - target).abs()) for ell in ells]
     return np.stack(err), {"delta": numpy(_farthest(mod, theta)), "sigma": mod.sigma, "p": numpy(torch.gather(mod.p, 1, labels))}

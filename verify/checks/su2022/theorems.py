@@ -38,6 +38,7 @@ from verify.problems.mixed_regression import pareto_sizes
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 S_LOCAL = 5
 
@@ -934,7 +935,7 @@ def x12_ell_free_of_d(ctx: Context, *, theory: Bound = S.ELL_FREE_OF_D, ds=(5, 1
         X, y, _ = mod.points(labels, 2 * ell_T2, gen)
         pe = ((y - (X @ theta[..., None])[..., 0])[..., None] * X) @ U
         A = pe[:, :, :ell_T2].transpose(-1, -2) @ pe[:, :, ell_T2:] / ell_T2
-        T2.append(power_steps_needed(A, torch.randn(R, anchors, k, generator=gen, dtype=A.dtype, device=gen.device)).reshape(-1))
+        T2.append(power_steps_needed(A, randn(R, anchors, k, generator=gen, dtype=A.dtype, device=gen.device)).reshape(-1))
     T2 = np.stack(T2, 1).astype(float)
     with aside():
         f2 = slope_fit(ds_, T2, rng=ctx.numpy_rng("bootstrap/T2"))

@@ -32,6 +32,7 @@ from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.problems.clustered_regression import paper_synthetic_regression
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Finding, Result, erratum, remark
+from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
@@ -49,7 +50,7 @@ def _lemma1_instances(ctx: Context, R: int, kappa: float):
 def _sampled_gradients(ctx: Context, prob, points: int, stream: str) -> torch.Tensor:
     """Every client's gradient at ``points`` random x ~ N(0, Delta^2/d I): ``[R, points, N, d]``."""
     R, N, d = prob.replicates, prob.n_clients, prob.dim
-    X = torch.randn(R, points, 1, d, generator=ctx.generator(stream), dtype=ctx.dtype, device=ctx.torch_device)
+    X = randn(R, points, 1, d, generator=ctx.generator(stream), dtype=ctx.dtype, device=ctx.torch_device)
     return prob.grad((LEMMA1_DELTA / np.sqrt(d)) * X.expand(R, points, N, d))
 
 
@@ -309,7 +310,7 @@ def c19_fig2_constants(ctx: Context, *, A2_claim: float = float(np.finfo(float).
                                       device=ctx.torch_device)
     labels = np.asarray(prob.true_labels)
     N, K = prob.n_clients, FIG2_K
-    theta0 = prob.W + 0.1 * torch.randn(prob.W.shape, generator=ctx.generator("init"), dtype=ctx.dtype, device=ctx.torch_device)
+    theta0 = prob.W + 0.1 * randn(prob.W.shape, generator=ctx.generator("init"), dtype=ctx.dtype, device=ctx.torch_device)
     gt = baseline("ground_truth", prob, theta0[:, labels], eta, T, record_models=True)
     steps = np.arange(0, T + 1, FIG2_EVERY)
     theta = gt.models[steps][:, :, ::FIG2_N]  # [S, R, K, d]: the clusters' shared models

@@ -24,6 +24,7 @@ from verify.problems.base import ClientProblem
 from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
+from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
@@ -168,7 +169,7 @@ def c31_fig7_elbows(ctx: Context, *, claimed: Bound = power_law("sigma", 0.0, ki
     pick = torch.randint(FIG7_PER, (S, FIG7_K), generator=gen, device=dev)
     curves, elbows = [], []
     for s in sig:  # four noise levels, all seeds at once
-        Z = centers[:, labels] + s * torch.randn(S, FIG7_K * FIG7_PER, FIG7_D, generator=gen, dtype=dt, device=dev)
+        Z = centers[:, labels] + s * randn(S, FIG7_K * FIG7_PER, FIG7_D, generator=gen, dtype=dt, device=dev)
         members = Z.reshape(S, FIG7_K, FIG7_PER, FIG7_D)
         V0 = members.gather(2, pick[..., None, None].expand(S, FIG7_K, 1, FIG7_D))[:, :, 0]
         _, hist = threshold_clustering(Z, V0, ShrunkQuantileRadius(q), L, record=True)  # [L+1, S, K, d]

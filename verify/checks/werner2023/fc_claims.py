@@ -27,6 +27,7 @@ from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
@@ -51,9 +52,9 @@ def _starts(ctx: Context, prob, R: int, far: float) -> list[torch.Tensor]:
     opt = prob.optima()
     labels = torch.as_tensor(prob.true_labels, device=opt.device)
     other = torch.stack([opt[:, (labels != labels[i]).nonzero()[0, 0]] for i in range(N)], 1)
-    common = far * torch.randn(R, 1, d, generator=g, dtype=ctx.dtype, device=g.device).to(opt)
+    common = far * randn(R, 1, d, generator=g, dtype=ctx.dtype, device=g.device).to(opt)
     return [torch.zeros_like(opt), common.expand(R, N, d).clone(),
-            far * torch.randn(R, N, d, generator=g, dtype=ctx.dtype, device=g.device).to(opt), other.clone()]
+            far * randn(R, N, d, generator=g, dtype=ctx.dtype, device=g.device).to(opt), other.clone()]
 
 
 @check("werner2023.x09", "Federated-Clustering is not sensitive to the initial weights: four very different starts, every client "

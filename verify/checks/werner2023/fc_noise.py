@@ -35,6 +35,7 @@ from verify.problems.points import random_unit
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
@@ -170,7 +171,7 @@ def x07_separation(ctx: Context, *, kappa: float = 8.0, D2: float = 4.0, scales=
         a2, d2 = _replicate_constants(prob, D2)
         DeltaA5 = np.sqrt(np.maximum(d2, 0.0))
         q = np.maximum(1.0, a2**2) * max(1.0, D2) * SIGMA / delta
-        x0 = prob.optima() + torch.randn(prob.optima().shape, generator=ctx.generator(f"init s={s:g}"), dtype=ctx.dtype,
+        x0 = prob.optima() + randn(prob.optima().shape, generator=ctx.generator(f"init s={s:g}"), dtype=ctx.dtype,
                                          device=ctx.torch_device) / math.sqrt(D_DIM)
         tau = torch.tensor(np.sqrt(delta * SIGMA * np.maximum(DeltaA5, 1e-12)), dtype=ctx.dtype, device=ctx.torch_device)
         steps = max(10, math.ceil(W.fc_steps_required(SIGMA, B, max(float(DeltaA5.min()), 1e-9), delta)))
@@ -259,7 +260,7 @@ def _fc_growing(ctx: Context, prob, Ts: np.ndarray, R: int, c: float, kappa: flo
     tau = torch.sqrt(delta * (SIGMA / torch.sqrt(B)) * Delta)
     steps = max(10, math.ceil(W.fc_steps_required(SIGMA, 1.0, Delta, delta)), math.ceil(W.fc_steps_required(SIGMA, float(Bs.max()), Delta, delta)))
     opt = prob.optima()
-    x0 = opt + init_scale * torch.randn(opt.shape, generator=ctx.generator("init"), dtype=ctx.dtype,
+    x0 = opt + init_scale * randn(opt.shape, generator=ctx.generator("init"), dtype=ctx.dtype,
                                         device=ctx.torch_device) / math.sqrt(D_DIM)
     run = federated_clustering_run(prob, x0, 1.0 / kappa, int(Ts.max()), tau, steps=steps, batch_size=B,
                                    generator=ctx.generator("noise"))

@@ -31,6 +31,7 @@ from verify.problems.points import random_unit
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
@@ -108,7 +109,7 @@ def c20_full_batch(ctx: Context, *, theory: Bound = W.FULL_BATCH, Ts=(10, 20, 40
 
     reg = paper_synthetic_regression(ctx.generator("regression"), 2, 4, 4, D_DIM, 9, dtype=ctx.dtype, device=ctx.torch_device)
     L_cluster = reg.smoothness().reshape(2, 4, 4).amax(2).repeat_interleave(4, 1)
-    xr0 = reg.optima() + 0.1 * torch.randn(reg.optima().shape, generator=ctx.generator("regression init"), dtype=ctx.dtype,
+    xr0 = reg.optima() + 0.1 * randn(reg.optima().shape, generator=ctx.generator("regression init"), dtype=ctx.dtype,
                                            device=ctx.torch_device)
     rrun = federated_clustering_run(reg, xr0, 1.0 / L_cluster, T, ShrunkQuantileRadius(0.25))
     Yr = _np(rrun.running_mean())[Ts - 1].reshape(Ts.size, -1).T
@@ -257,7 +258,7 @@ def _growing_batch_runs(ctx: Context, Ts: np.ndarray, R: int, c: float, steps: i
     B = torch.tensor(np.tile(c * Ts, R), dtype=ctx.dtype, device=ctx.torch_device)
     prob = clustered_quadratics(ctx.generator(f"problem b={byzantine_count}"), R * P, GROW_K, GROW_N, D_DIM, DELTA,
                                 sigma=SIGMA, dtype=ctx.dtype, device=ctx.torch_device)
-    x0 = prob.optima() + 0.1 * torch.randn(prob.optima().shape, generator=ctx.generator(f"init b={byzantine_count}"),
+    x0 = prob.optima() + 0.1 * randn(prob.optima().shape, generator=ctx.generator(f"init b={byzantine_count}"),
                                            dtype=ctx.dtype, device=ctx.torch_device)
     byz = None
     if byzantine_count:
@@ -357,7 +358,7 @@ def _fig3_setting(ctx: Context, K: int, n: int, R: int, T: int, steps: int, etas
     N, E = K * n, len(etas)
     prob = paper_synthetic_regression(ctx.generator(f"data K={K} n={n}"), R, K, n, D_DIM, 9, dtype=ctx.dtype,
                                       device=ctx.torch_device)
-    theta0 = prob.W + 0.1 * torch.randn(prob.W.shape, generator=ctx.generator(f"init K={K} n={n}"), dtype=ctx.dtype,
+    theta0 = prob.W + 0.1 * randn(prob.W.shape, generator=ctx.generator(f"init K={K} n={n}"), dtype=ctx.dtype,
                                         device=ctx.torch_device)
     lab = torch.as_tensor(prob.true_labels, device=theta0.device)
     big = prob.repeated(E)

@@ -35,6 +35,7 @@ from verify.problems.points import random_unit
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Finding, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
@@ -162,9 +163,9 @@ def c26_batch_variance(ctx: Context, *, theory: Bound = W.LEMMA_7, batches=(1, 4
     est_a, se_a = _mean_se((dev**2).sum(-1).mean(-1).reshape(R, P))
 
     gen = ctx.generator("samples")
-    A = torch.randn(m, D_DIM, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
-    y = A @ torch.randn(D_DIM, generator=gen, dtype=ctx.dtype, device=ctx.torch_device) + torch.randn(m, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
-    xq = torch.randn(D_DIM, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    A = randn(m, D_DIM, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    y = A @ randn(D_DIM, generator=gen, dtype=ctx.dtype, device=ctx.torch_device) + randn(m, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
+    xq = randn(D_DIM, generator=gen, dtype=ctx.dtype, device=ctx.torch_device)
     per_sample = A * (A @ xq - y)[:, None]  # g_b(x) = a_b (a_b^T x - y_b), [m, d]
     full = per_sample.mean(0)
     sigma2 = float(((per_sample - full) ** 2).sum(-1).mean())  # exact per-sample variance at x

@@ -23,6 +23,7 @@ from verify.fit import bound_verdict, controlled
 from verify.registry import check, register_paper, result_for
 from verify.result import Claim, Result, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
@@ -83,7 +84,7 @@ def train_all(X, y, Xt, yt, cluster, *, K: int, rounds: int, lr: float, momentum
     Wc = torch.zeros(R, len(order), N, p, c, dtype=dt, device=dev)  # per-client models
     Wfc = torch.zeros(R, N, p, c, dtype=dt, device=dev)
     Wg = torch.zeros(R, 1, p, c, dtype=dt, device=dev)  # Global = FedAvg (also Ditto's and KNN's global model)
-    Wk = 0.01 * torch.randn(R, K, p, c, generator=generator, dtype=dt, device=dev)  # IFCA: random init (as IFCA)
+    Wk = 0.01 * randn(R, K, p, c, generator=generator, dtype=dt, device=dev)  # IFCA: random init (as IFCA)
     bc, bfc, bg, bk = (torch.zeros_like(t) for t in (Wc, Wfc, Wg, Wk))
     oh = torch.nn.functional.one_hot(torch.as_tensor(cluster, device=dev), K).to(dt)  # [N, K]
     radius = Radius.quantile(q)

@@ -33,6 +33,7 @@ from verify.fit import apply_assumptions, combine, controlled, family_z, mc_boun
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
+from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
@@ -155,7 +156,7 @@ def x02_lemma4_contractivity(ctx: Context, *, theory: Bound = LEMMA_4, c_far: fl
     u[0] = 1.0
     out = {}
     for name, c in (("far", c_far), ("near", c_near)):
-        Z = torch.randn(R, n, dim, generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device) * (sigma / math.sqrt(dim))
+        Z = randn(R, n, dim, generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device) * (sigma / math.sqrt(dim))
         v = c * u
         tau2 = c * c + delta * sigma * Delta
         inside = ((Z - v) ** 2).sum(-1) <= tau2  # [R, n]
@@ -404,8 +405,8 @@ def x05_mean_lower_bound(ctx: Context, *, theory: Bound = MEAN_LOWER, ns=(4, 16,
     by_prior = {sc: [] for sc in scales}
     for n in ns:
         for sc in scales:
-            mu = torch.randn(R, generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device) * (sigma * sc)
-            noise = torch.randn(R, int(n), generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device)
+            mu = randn(R, generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device) * (sigma * sc)
+            noise = randn(R, int(n), generator=gen, dtype=ctx.dtype, device=gen.device).to(ctx.torch_device)
             X = mu[:, None] + noise * sigma
             xbar = X.mean(1)
             post = xbar * (n * sc ** 2) / (n * sc ** 2 + 1.0)
