@@ -303,3 +303,24 @@ def test_processes_that_run_checks_collect_the_oldest_generation_less_often(caps
     finally:
         gc.set_threshold(*before)
     capsys.readouterr()
+
+
+def test_the_local_clusters_event_loops_wake_seldom():
+    """Under DASK_CONFIG a local cluster's scheduler and workers time their event loop every second and read the
+    machine's counters every 10 s (Dask: 20 ms and 0.5 s), and the worker has no statistical profiler: the threads
+    that wake for them compete with the checks for the GIL."""
+    import dask
+    from distributed import Client
+
+    from verify.local_workers import DASK_CONFIG, local_cluster
+
+    def periods(server) -> dict:
+        pcs = server.periodic_callbacks
+        return {name: pcs[name].callback_time for name in ("tick", "monitor") if name in pcs} | \
+            {"profile": "profile" in pcs and pcs["profile"].is_running()}
+
+    with dask.config.set(DASK_CONFIG), local_cluster(1) as cluster, Client(cluster) as client:
+        on_scheduler = client.run_on_scheduler(lambda dask_scheduler: periods(dask_scheduler))
+        on_workers = list(client.run(lambda dask_worker: periods(dask_worker)).values())
+    assert on_scheduler["tick"] == 1000 and on_scheduler["monitor"] == 10000
+    assert on_workers == [{"tick": 1000, "monitor": 10000, "profile": False}]
