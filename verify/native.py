@@ -2,10 +2,10 @@
 
 The sources are Threshold-Clustering's balls (``verify/algorithms/tc_balls.c``), the aggregators' column sort
 (``verify/aggregators/sort_columns.c``), trimmed mean (``verify/aggregators/trimmed_columns.c``) and Krum's scores
-(``verify/aggregators/krum_scores.c``), FedAvg's local steps from Gram statistics
-(``verify/algorithms/gram_steps.c``), the core's bootstrap means (``verify/bootstrap_means.c``) and torch.randn's float64
-draws (``verify/normal_draws.c``). ``make setup``
-builds them (``python -m verify.native``; cc, about a second) with ``cc -O3 -march=native -fopenmp-simd -shared`` into ``build/tc_c/<hash>/``, where the hash covers the sources and the
+(``verify/aggregators/krum_scores.c``), FedAvg's local steps from Gram statistics (``verify/algorithms/gram_steps.c``),
+the core's bootstrap means (``verify/bootstrap_means.c``) and torch.randn's float64 draws (``verify/normal_draws.c``).
+``make setup`` builds them (``python -m verify.native``; cc, about a second) with
+``cc -O3 -march=native -fopenmp-simd -shared`` into ``build/tc_c/<hash>/``, where the hash covers the sources and the
 CPU's model and flags (-march=native code must not run on another CPU), so a stale build is never loaded. The library
 is loaded with ctypes and never built lazily. :func:`library` returns it, or None (not built, no compiler, or
 ``FEDVERIFY_TC_C=0``); every caller then computes the same numbers in torch or numpy, and the tests compare the two.
@@ -109,8 +109,8 @@ def _warn_off() -> None:
     if not sys.stderr.isatty():
         return
     print(f"fedverify: note: the C kernels are not built for this copy ({library_path().parent}); Threshold-"
-          f"Clustering, the column aggregators, FedAvg's Gram steps, bootstrap means and large normal draws run in torch and numpy "
-          f"(same results, slower). Build them with '{Path(sys.executable).name} -m verify.native' (a C compiler, "
+          f"Clustering, the column aggregators, FedAvg's Gram steps, bootstrap means and large normal draws run in "
+          f"torch and numpy (same results, slower). Build them with '{Path(sys.executable).name} -m verify.native' (a C compiler, "
           f"about a second); "
           "FEDVERIFY_TC_C=0 turns them off without this note.", file=sys.stderr)
 
