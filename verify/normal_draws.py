@@ -4,9 +4,10 @@
 the C kernel ``verify/normal_draws.c``: it reads the generator's state, draws what torch's ``normal_fill`` draws
 (MT19937 uniforms, then Box-Muller with glibc's ``log`` and ``sincos`` on blocks of 16) and writes the advanced state
 back, so the tensor and the generator end exactly where ``torch.randn`` would leave them. Its MT19937 runs over the
-whole state array at a time instead of a call per 32-bit word: 1.4x on 10^6 draws (17 against 24 ns a number here;
-the rest is glibc's ``sincos`` and ``log``, which must stay to keep every bit). Everything else (float32, CUDA, small
-tensors, no generator, the library not built or ``FEDVERIFY_TC_C=0``) is ``torch.randn`` itself.
+whole state array at a time instead of a call per 32-bit word: 1.2x side by side with ``torch.randn``
+(``benchmarks/bench_kernels.py``), and 1.1x over the quick suite's 39,640 float64 draws replayed (2.2 CPU-s of about
+20); the rest is glibc's ``sincos`` and ``log``, which must stay to keep every bit. Everything else (float32, CUDA,
+small tensors, no generator, the library not built or ``FEDVERIFY_TC_C=0``) is ``torch.randn`` itself.
 
 Before its first use in a process the kernel is compared with ``torch.randn`` on a scratch generator (sizes 16 to
 1,000 with a tail, and a state mid-way through its 624 words); on any difference, as a future torch might bring,
