@@ -24,9 +24,9 @@ import torch
 from hypothesis import strategies as st
 
 from verify.engine import Context
+from verify.normal_draws import randn
 from verify.registry import CheckSpec, get
 from verify.result import Result, Verdict
-from verify.normal_draws import randn
 
 __all__ = ["worker_counts", "planted_quadratics", "clustered_points", "seeds", "assert_verdict", "run_quick",
            "assert_cites_the_paper", "reader_facing_texts", "CheckContract"]

@@ -35,8 +35,8 @@ from analytic.errors import require
 from verify.aggregators import AGGREGATORS
 from verify.attacks import ATTACKS
 from verify.engine import log_checkpoints
-from verify.problems.least_squares import RegressionAgents
 from verify.normal_draws import randn
+from verify.problems.least_squares import RegressionAgents
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,9 @@ import torch
 
 from analytic.errors import InputError, require
 from verify.algorithms.orthogonal_iteration import orthogonal_iteration, random_orthonormal
+from verify.normal_draws import randn
 from verify.problems.mixed_regression import MixtureModel
 from verify.workspace import workspace as _workspace
-from verify.normal_draws import randn
 
 SIGN_RULES = ("first_moment", "none", "oracle")
 SIGMA_RULES = ("rayleigh", "norm", "eigen")

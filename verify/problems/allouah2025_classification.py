@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import torch
 
 from analytic.errors import InputError, require
-from verify.problems.allouah2025_quadratic import sample_without_replacement
 from verify.normal_draws import randn
+from verify.problems.allouah2025_quadratic import sample_without_replacement
 
 
 def flipped(labels: torch.Tensor, n_classes: int) -> torch.Tensor:

@@ -28,8 +28,8 @@ from functools import cached_property
 import torch
 
 from analytic.errors import InputError, require
-from verify.problems.base import ClientProblem
 from verify.normal_draws import randn
+from verify.problems.base import ClientProblem
 
 
 def sample_without_replacement(generator: torch.Generator, shape: tuple[int, ...], m: int, b: int,

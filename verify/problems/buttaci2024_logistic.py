@@ -21,9 +21,9 @@ import torch
 from analytic.constants import Constant
 from analytic import validate
 from analytic.errors import InputError, require
+from verify.normal_draws import randn
 from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
 from verify.problems.constants_registry import constants_problem
-from verify.normal_draws import randn
 
 NEWTON_TOL = 1e-10
 

@@ -25,10 +25,10 @@ import torch
 from analytic.constants import Constant
 from analytic import validate
 from analytic.errors import InputError, require
+from verify.normal_draws import randn
 from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
 from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem
-from verify.normal_draws import randn
 
 
 @dataclass(frozen=True)

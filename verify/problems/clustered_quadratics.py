@@ -28,9 +28,9 @@ from analytic.constants import Constant
 from analytic.constants.clustering import quadratic_constants
 from analytic import validate
 from analytic.errors import InputError, require
+from verify.normal_draws import randn
 from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem, per_replicate
-from verify.normal_draws import randn
 
 HESSIANS = ("identity", "planted")
 

@@ -27,8 +27,8 @@ import torch
 
 from analytic import validate
 from analytic.errors import InputError
-from verify.problems.base import ClientProblem
 from verify.normal_draws import randn
+from verify.problems.base import ClientProblem
 
 REPRESENTATIONS = ("auto", "moments", "raw")
 

@@ -36,9 +36,9 @@ from analytic import validate
 from analytic.errors import InputError, require
 from analytic.papers.dutta2023 import f_max_condition_9
 from analytic.redundancy import quadratic_redundancy
+from verify.normal_draws import randn
 from verify.problems.constants_registry import constants_problem
 from verify.problems.base import ClientProblem
-from verify.normal_draws import randn
 
 
 @dataclass(frozen=True)

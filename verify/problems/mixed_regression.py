@@ -29,8 +29,8 @@ import torch
 
 from analytic import validate
 from analytic.errors import InputError, require
-from verify.workspace import workspace
 from verify.normal_draws import randn
+from verify.workspace import workspace
 
 CENTRES = ("random", "orthogonal")
 COVARIANCES = ("identity", "heterogeneous")

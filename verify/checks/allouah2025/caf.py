@@ -47,10 +47,10 @@ from verify.checks.allouah2025.inputs import (
     spread,
     subsets_spread,
 )
+from verify.normal_draws import randn
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(A.PAPER)
 

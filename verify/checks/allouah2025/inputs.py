@@ -20,8 +20,8 @@ import torch
 from analytic.errors import require
 from verify.aggregators.caf import top_eigenpair
 from verify.attacks import ATTACKS
-from verify.problems.allouah2025_classification import softmax_workers
 from verify.normal_draws import randn
+from verify.problems.allouah2025_classification import softmax_workers
 
 HONEST_LAWS = ("gaussian", "heavy", "clustered")
 #: (family name, attack name, options): our reading (docs/papers/allouah2025.md) C11 list (far cluster, ALIE mu +- tau s with

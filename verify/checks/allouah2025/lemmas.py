@@ -40,11 +40,11 @@ from verify.fit import (
 )
 from verify.checks.allouah2025.inputs import prop41_suite, spread, subsets_spread
 from verify.checks.allouah2025.nonconvex_problem import CauchyWorkers, cauchy_workers
+from verify.normal_draws import randn
 from verify.problems.allouah2025_quadratic import WorkerPoints, identical_workers, worker_points
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(A.PAPER)
 

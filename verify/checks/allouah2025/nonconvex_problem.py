@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import torch
 
 from analytic.errors import InputError, require
-from verify.problems.allouah2025_quadratic import PointsShape, sample_without_replacement
 from verify.normal_draws import randn
+from verify.problems.allouah2025_quadratic import PointsShape, sample_without_replacement
 
 
 @dataclass(frozen=True)

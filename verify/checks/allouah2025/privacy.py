@@ -50,9 +50,9 @@ from verify.fit import (
     rate_verdict,
 )
 from verify.checks.allouah2025 import search as S
+from verify.normal_draws import randn
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
-from verify.normal_draws import randn
 
 register_paper(A.PAPER)
 

@@ -16,10 +16,10 @@ from verify.algorithms.local_methods import batch_schedule, fedavg, run_local_ro
 from verify.checks.buttaci2024.common import F64, f64, says
 from verify.engine import Context
 from verify.fit import combine, exact_zero_verdict, family_z, identity_verdict, mc_identity_verdict
+from verify.normal_draws import randn
 from verify.problems.buttaci2024_logistic import sc_lr
 from verify.registry import check, register_paper, result_for
 from verify.result import Claim, Result, erratum
-from verify.normal_draws import randn
 
 register_paper(B.PAPER)
 

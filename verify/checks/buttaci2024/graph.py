@@ -12,6 +12,7 @@ from scipy import optimize
 
 from analytic.papers import buttaci2024 as B
 from verify import figspec
+from verify.normal_draws import randn
 from verify.problems import similarity_graph as G
 from verify.algorithms.local_methods import Participation, perturbed_point, run_local_rounds
 from verify.checks.buttaci2024.common import F64, f64, says, theorem_method
@@ -28,7 +29,6 @@ from verify.problems import buttaci2024_partition as part
 from verify.problems.buttaci2024_quadratic import sc_q2
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
-from verify.normal_draws import randn
 
 register_paper(B.PAPER)
 

@@ -17,8 +17,8 @@ import torch
 
 from analytic.constants import Constant
 from analytic.errors import require
-from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
 from verify.normal_draws import randn
+from verify.problems.similarity_graph import SimilarityWeights, random_adjacency, similarity_weights
 
 
 @dataclass(frozen=True)

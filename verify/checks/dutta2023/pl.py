@@ -38,12 +38,12 @@ from verify.fit import (
     median_verdict,
     paired_comparison_verdict,
 )
+from verify.normal_draws import randn
 from verify.problems import dutta2023_problems as P
 from verify.problems.least_squares import RegressionAgents
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(D.PAPER)
 

@@ -36,6 +36,7 @@ from verify.checks.dutta2023.common import (
     tail_mean,
 )
 from verify.engine import Context
+from verify.normal_draws import randn
 from verify.problems import dutta2023_problems as P
 from verify.fit import (
     apply_assumptions,
@@ -52,7 +53,6 @@ from verify.checks.dutta2023 import search as S
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(D.PAPER)
 

@@ -18,10 +18,10 @@ from analytic.papers import su2022 as S
 from verify.algorithms.moment_descent import FedMDConfig
 from verify.engine import Context
 from verify.fit import proportion_ci
+from verify.normal_draws import randn
 from verify.problems.mixed_regression import MixtureModel, planted_model
 from verify.registry import register_paper
 from verify.result import Claim
-from verify.normal_draws import randn
 
 register_paper(S.PAPER)
 

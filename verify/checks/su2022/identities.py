@@ -25,10 +25,10 @@ from verify.algorithms.two_phase import (
 from verify.checks.su2022.common import claim, model, numpy, verdict_words
 from verify.engine import Context
 from verify.fit import apply_assumptions, combine, deterministic_verdict, exact_zero_verdict, identity_verdict
+from verify.normal_draws import randn
 from verify.problems.mixed_regression import MixedRegression, effective_clients, pareto_sizes
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result
-from verify.normal_draws import randn
 
 RTOL = 1e-10
 VARIANTS = (("fedavg", 1), ("fedavg", 2), ("fedavg", 5), ("fedavg", 10), ("fedprox", 1))

@@ -39,10 +39,10 @@ import sympy as sp
 
 from analytic.bounds import Bound
 from verify.fit import apply_assumptions, controlled, proportion_ci, proportion_verdict
+from verify.normal_draws import randn
 from verify.strength import aside
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
-from verify.normal_draws import randn
 
 register_paper(PAPER)
 

@@ -34,10 +34,10 @@ from verify.fit import (
     proportion_verdict,
     rate_verdict,
 )
+from verify.normal_draws import randn
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 INIT_FAMILIES = ("zero", "uniform in the R-ball", "theta*_1", "midpoint of theta*_1, theta*_2", "-R theta*_1/||theta*_1||",
                  "random on the R-sphere")

@@ -56,13 +56,13 @@ from verify.fit import (
     rate_verdict,
     unanimous,
 )
+from verify.normal_draws import randn
 from verify.problems.mixed_regression import effective_clients, pareto_sizes
 from verify.checks.su2022 import search as SEARCH
 from verify.registry import check, result_for
 from verify.strength import aside
 
 from verify.result import Assumption, Claim, Result
-from verify.normal_draws import randn
 
 S_LOCAL = 5
 

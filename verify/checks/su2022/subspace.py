@@ -47,10 +47,10 @@ from verify.fit import (
     proportion_verdict,
     rate_verdict,
 )
+from verify.normal_draws import randn
 from verify.registry import check, result_for
 from verify.result import Assumption, Result, erratum
 from verify.strength import aside
-from verify.normal_draws import randn
 
 
 def _opnorm(A: torch.Tensor) -> np.ndarray:

@@ -34,11 +34,11 @@ from verify.fit import (
     proportion_ci,
     proportion_verdict,
 )
+from verify.normal_draws import randn
 from verify.problems.mixed_regression import pareto_sizes
 from verify.registry import check, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 S_LOCAL = 5
 

@@ -27,12 +27,12 @@ from verify.algorithms.clustering_baselines import baseline
 from verify.checks.werner2023 import search as S
 from verify.engine import Context
 from verify.fit import apply_assumptions, combine, deterministic_verdict
+from verify.normal_draws import randn
 from verify.problems.base import at_cluster_models
 from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.problems.clustered_regression import paper_synthetic_regression
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Finding, Result, erratum, remark
-from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 

@@ -20,11 +20,11 @@ from verify.algorithms.myopic import myopic_clustering
 from verify.algorithms.threshold_clustering import threshold_clustering
 from verify.engine import Context
 from verify.fit import combine, deterministic_verdict, identity_verdict, power_law, rate_verdict
+from verify.normal_draws import randn
 from verify.problems.base import ClientProblem
 from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
-from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 

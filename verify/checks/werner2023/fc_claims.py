@@ -23,11 +23,11 @@ from verify.algorithms.federated_clustering import federated_clustering_run
 from verify.algorithms.ifca import ifca
 from verify.engine import Context
 from verify.fit import apply_assumptions, controlled, deterministic_verdict
+from verify.normal_draws import randn
 from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 

@@ -30,12 +30,12 @@ from verify.algorithms.federated_clustering import federated_clustering_run
 from verify.attacks.werner2023_attacks import EDGE_OF_BALL, Byzantine
 from verify.engine import Context
 from verify.fit import apply_assumptions, combine, controlled, proportion_verdict, rate_verdict
+from verify.normal_draws import randn
 from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.problems.points import random_unit
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 

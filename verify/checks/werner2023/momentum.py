@@ -30,12 +30,12 @@ from verify.fit import (
     rate_verdict,
     unanimous,
 )
+from verify.normal_draws import randn
 from verify.problems.clustered_quadratics import clustered_quadratics
 from verify.problems.points import random_unit
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Finding, Result, erratum, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 

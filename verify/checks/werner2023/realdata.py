@@ -20,10 +20,10 @@ from verify.data import datasets, partition
 from verify.data.softmax import log_softmax_rows, accuracy, loss_and_grad, pair_grads, with_bias
 from verify.engine import Context
 from verify.fit import bound_verdict, controlled
+from verify.normal_draws import randn
 from verify.registry import check, register_paper, result_for
 from verify.result import Claim, Result, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 

@@ -30,10 +30,10 @@ from verify import figspec
 from verify.algorithms.threshold_clustering import Radius, threshold_clustering
 from verify.engine import Context
 from verify.fit import apply_assumptions, combine, controlled, family_z, mc_bound_verdict, rate_verdict
+from verify.normal_draws import randn
 from verify.registry import check, register_paper, result_for
 from verify.result import Assumption, Claim, Result, erratum, remark
 from verify.strength import aside
-from verify.normal_draws import randn
 
 register_paper(W.PAPER)
 
