@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import time
+from unittest import mock
 
 import numpy as np
 import torch
@@ -116,12 +117,8 @@ def bench_bootstrap_means(R: int, P: int, n_boot: int, runs: int) -> dict:
     y = np.random.default_rng(0).standard_normal((R, P))
 
     def numpy_loop():
-        env = os.environ.get("FEDVERIFY_TC_C")
-        os.environ["FEDVERIFY_TC_C"] = "0"
-        try:
+        with mock.patch.dict(os.environ, {"FEDVERIFY_TC_C": "0"}):  # the library switched off, then as it was
             return fit._bootstrap_means(y, n_boot, np.random.default_rng(1))
-        finally:
-            os.environ.pop("FEDVERIFY_TC_C") if env is None else os.environ.__setitem__("FEDVERIFY_TC_C", env)
 
     timing = interleaved(numpy_loop, lambda: fit._bootstrap_means(y, n_boot, np.random.default_rng(1)), runs)
     return pair_record(f"bootstrap_means_R{R}_P{P}", {"R": R, "P": P, "n_boot": n_boot}, "previous-fedverify",

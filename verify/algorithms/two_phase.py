@@ -35,8 +35,8 @@ import torch
 
 from analytic.errors import InputError, require
 from verify.algorithms.moment_descent import FedMDConfig, FedMDTrace, fedmd, permutation_distance
-from verify.problems.mixed_regression import MixedRegression, MixtureModel
 from verify.normal_draws import randn
+from verify.problems.mixed_regression import MixedRegression, MixtureModel
 
 LOCAL_SOLVERS = ("fedavg", "fedprox")
 LABEL_RULES = ("estimated", "oracle")
@@ -155,9 +155,10 @@ class Phase2Round:
 
     def _gram_steps_in_c(self, v: torch.Tensor) -> bool:
         """The s local steps of the gram backend on ``v [R, M, d]`` in place by verify/algorithms/gram_steps.c, bitwise
-        the torch loop: one pass over the clients instead of 4 s batched ops (3.0x on the whole loop at R M = 2,400-9,600,
-        d 5-10; benchmarks/bench_kernels.py). Only for CPU float64 with d * d < 400, where torch's batched product sums each row in order (the C
-        loop's order); False (nothing done) otherwise or when the library is not built."""
+        the torch loop: one pass over the clients instead of 4 s batched ops (3.0x on the whole loop at
+        R M = 2,400-9,600, d 5-10; benchmarks/bench_kernels.py). Only for CPU float64 with d * d < 400, where torch's
+        batched product sums each row in order (the C loop's order); False (nothing done) otherwise or when the
+        library is not built."""
         d = v.shape[-1]
         if d * d >= 400 or v.device.type != "cpu" or v.dtype != torch.float64 or not v.is_contiguous():
             return False
