@@ -48,8 +48,12 @@ def _fill(out: torch.Tensor, generator: torch.Generator) -> bool:
     """``out`` (contiguous float64, >= 16 entries) filled by the kernel, ``generator`` advanced; False (nothing
     drawn) where the kernel is unavailable or refuses the state."""
     lib = _checked_library()
-    if lib is None:
-        return False
+    return lib is not None and _kernel_fill(lib, out, generator)
+
+
+def _kernel_fill(lib, out: torch.Tensor, generator: torch.Generator) -> bool:
+    """``lib``'s kernel fills ``out`` from ``generator``'s state and the advanced state goes back to it; False (the
+    generator untouched) where the kernel refuses."""
     state = generator.get_state()
     if lib.normal_draws_f64(state.data_ptr(), state.numel(), out.data_ptr(), out.numel()) != 0:
         return False
@@ -64,11 +68,7 @@ def _agrees_with_torch(lib) -> bool:
     for n in (16, 1000, 619, 37):  # 2,000 words first, so that the later draws start mid-array
         want = torch.randn(n, generator=g_torch, dtype=torch.float64)
         got = torch.empty(n, dtype=torch.float64)
-        state = g_c.get_state()
-        if lib.normal_draws_f64(state.data_ptr(), state.numel(), got.data_ptr(), n) != 0:
-            return False
-        g_c.set_state(state)
-        if not torch.equal(want, got):
+        if not (_kernel_fill(lib, got, g_c) and torch.equal(want, got)):
             return False
     return torch.equal(g_torch.get_state(), g_c.get_state())
 

@@ -23,10 +23,8 @@ def kernel(monkeypatch):
 
 
 def _kernel_draw(lib, n: int, g: torch.Generator) -> torch.Tensor:
-    state = g.get_state()
     out = torch.empty(n, dtype=torch.float64)
-    assert lib.normal_draws_f64(state.data_ptr(), state.numel(), out.data_ptr(), n) == 0
-    g.set_state(state)
+    assert normal_draws._kernel_fill(lib, out, g)
     return out
 
 
