@@ -583,6 +583,16 @@ def _quiet_broken_pipe() -> None:
 def main(argv=None) -> int:
     if argv is None:  # the console script, not a call from Python (tests keep their own signal handling)
         _quiet_broken_pipe()
+        try:
+            return _main(argv)
+        finally:  # the process ends next
+            from verify.local_workers import skip_collections_at_exit
+
+            skip_collections_at_exit()
+    return _main(argv)
+
+
+def _main(argv) -> int:
     argv, imports = _pop_imports(list(sys.argv[1:] if argv is None else argv))
     plugins = command_modules()
     args = build_parser(plugins, _given_command(argv, {*COMMANDS, *plugins})).parse_args(argv)

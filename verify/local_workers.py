@@ -55,6 +55,18 @@ def fewer_full_collections() -> None:
     gc.set_threshold(*RUN_GC_THRESHOLDS)
 
 
+def skip_collections_at_exit() -> None:
+    """Move every live object to the collector's permanent generation (``gc.freeze``) in a process about to end: the
+    interpreter's finalization then skips its full collections over torch's, scipy's and sympy's objects. Measured
+    on ``run --paper buttaci2024`` (one thread): 1.0-1.2 s from the command's return to the process's end, 0.2 s
+    with it. Reference counting still frees what it frees and atexit handlers still run; only cyclic garbage is
+    left to the OS. Call it only where nothing follows but the end of the process (the console script after its
+    command, a worker at teardown), never in a process that goes on (a test calling ``main``)."""
+    import gc
+
+    gc.freeze()
+
+
 _MALLOC_FIXED = False
 
 
@@ -78,8 +90,8 @@ def undo_malloc_trim() -> None:
 
 class TuneWorker:
     """A Dask worker plugin: no statistical profiler on the worker (see DASK_CONFIG), glibc's
-    thresholds back (:func:`undo_malloc_trim`), fewer full collections (:func:`fewer_full_collections`).
-    Registered by every sweep on the cluster it uses."""
+    thresholds back (:func:`undo_malloc_trim`), fewer full collections (:func:`fewer_full_collections`), none at
+    the worker's exit (:func:`skip_collections_at_exit`). Registered by every sweep on the cluster it uses."""
 
     name = "fedverify-tune-worker"
     idempotent = True
@@ -93,7 +105,10 @@ class TuneWorker:
         fewer_full_collections()
 
     def teardown(self, worker) -> None:
-        pass
+        # a nanny's worker that is closing is a process about to end, and the nanny (so the run's close) waits for
+        # it; a worker without one may share a process that goes on (an in-process cluster)
+        if getattr(worker, "nanny", None) and getattr(getattr(worker, "status", None), "name", "") == "closing":
+            skip_collections_at_exit()
 
     def transition(self, key, start, finish, **kwargs) -> None:
         pass

@@ -305,6 +305,33 @@ def test_processes_that_run_checks_collect_the_oldest_generation_less_often(caps
     capsys.readouterr()
 
 
+def test_only_a_process_about_to_end_skips_its_exit_collections():
+    """The console script freezes the collector after its command (the interpreter's exit then skips its full
+    collections: about 1 s); a call of ``main`` from Python does not, nor a worker's teardown unless it is a
+    nanny's worker that is closing (its process ends next)."""
+    import gc
+    from types import SimpleNamespace
+
+    from verify.local_workers import TuneWorker
+
+    if gc.get_freeze_count():
+        pytest.skip("this process froze objects before the test")
+    code = ("import gc, sys; from verify import cli; sys.argv = ['fedverify', 'list', '--json']; rc = cli.main(); "
+            "print(gc.get_freeze_count() > 0, rc, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.stderr.split()[-2:] == ["True", "0"], out.stderr
+    try:
+        assert cli.main(["list", "--json"]) == 0
+        closing = SimpleNamespace(name="closing")
+        TuneWorker().teardown(SimpleNamespace(nanny=None, status=closing))  # in-process worker: the process goes on
+        TuneWorker().teardown(SimpleNamespace(nanny="tcp://127.0.0.1:1", status=SimpleNamespace(name="running")))
+        assert gc.get_freeze_count() == 0
+        TuneWorker().teardown(SimpleNamespace(nanny="tcp://127.0.0.1:1", status=closing))
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
 def test_the_local_clusters_event_loops_wake_seldom():
     """Under DASK_CONFIG a local cluster's scheduler and workers time their event loop every second and read the
     machine's counters every 10 s (Dask: 20 ms and 0.5 s), and the worker has no statistical profiler: the threads
