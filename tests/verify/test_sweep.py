@@ -332,6 +332,21 @@ def test_only_a_process_about_to_end_skips_its_exit_collections():
         gc.unfreeze()
 
 
+def test_the_exit_benchmark_times_both_endings():
+    """benchmarks/process_exit.py: one pair of children that import every check and end, plainly and frozen; each
+    side's exit time is measured from the child's own last statement (no claim on which is faster here: a loaded
+    test machine decides that, the benchmark's note reports it)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks.process_exit import bench
+    finally:
+        sys.path.remove(str(ROOT))
+    rec = bench(pairs=1)
+    assert rec["name"] == "process_exit" and len(rec["runs"]) == 1
+    assert 0 < rec["plain_exit_s"] < 60 and 0 < rec["frozen_exit_s"] < 60
+    assert rec["ratio"] == rec["plain_exit_s"] / rec["frozen_exit_s"]
+
+
 def test_the_local_clusters_event_loops_wake_seldom():
     """Under DASK_CONFIG a local cluster's scheduler and workers time their event loop every second and read the
     machine's counters every 10 s (Dask: 20 ms and 0.5 s), and the worker has no statistical profiler: the threads
