@@ -305,6 +305,40 @@ def test_processes_that_run_checks_collect_the_oldest_generation_less_often(caps
     capsys.readouterr()
 
 
+FAULTS_SCRIPT = """
+import resource, sys, torch
+if sys.argv[1] == "tuned":
+    from verify.local_workers import keep_freed_memory
+    if not keep_freed_memory():
+        print("no-glibc")
+        sys.exit(0)
+def round_():
+    live = [torch.ones(1 << 20, dtype=torch.float64) for _ in range(24)]  # 24 tensors of 8 MiB on the heap
+    del live
+round_()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+round_()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+def test_a_process_that_runs_checks_keeps_freed_memory_for_the_next_tensors():
+    """keep_freed_memory (run, sweep points, workers): the second of two identical rounds of 192 MiB of tensors reuses
+    the heap the first freed; glibc's defaults give it back and fault every page in again (measured here: 49,149 page
+    faults of 49,152 pages, against 10,240 tuned)."""
+    faults = {}
+    for mode in ("plain", "tuned"):
+        out = subprocess.run([sys.executable, "-c", FAULTS_SCRIPT, mode], capture_output=True, text=True, cwd=ROOT,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        if out.stdout.strip() == "no-glibc":
+            pytest.skip("glibc's mallopt is not available here")
+        faults[mode] = int(out.stdout.split()[-1])
+    pages = 24 * (8 << 20) // 4096
+    assert faults["plain"] > pages // 2  # the defaults do give the memory back (else this test could not fail)
+    assert faults["tuned"] < faults["plain"] // 2
+
+
 def test_only_a_process_about_to_end_skips_its_exit_collections():
     """The console script freezes the collector after its command (the interpreter's exit then skips its full
     collections: about 1 s); a call of ``main`` from Python does not, nor a worker's teardown unless it is a
