@@ -1,6 +1,6 @@
-"""What a command pays to end: a process that imports every check (torch, scipy, sympy and the papers' Bounds loaded,
-as at the end of ``fedverify run``) and then exits, with and without :func:`verify.local_workers.skip_collections_at_exit`
-as its last step, in alternated pairs.
+"""What a command pays to end: a process that imports every check (torch, scipy, sympy and the papers' Bounds
+loaded, as at the end of ``fedverify run``) and then exits, with and without
+:func:`verify.local_workers.skip_collections_at_exit` as its last step, in alternated pairs.
 
     python benchmarks/process_exit.py [--pairs K] [--json FILE]
 

@@ -306,13 +306,12 @@ def _run_workers(args) -> int:
 def _run_checks(args, store, t_start: float, plain_say, early) -> int:
     """``cmd_run`` once the run is known to compute something: the checks in this process, or shared with local
     workers (``early``: already started, else None)."""
-    from verify.local_workers import fewer_full_collections, keep_freed_memory
+    from verify.local_workers import ready_for_checks
     from verify.store import UnreadableResult
     from verify.threads import use_threads
 
     use_threads(args.threads)  # before any torch work (the checks' modules build tensors when imported)
-    fewer_full_collections()
-    keep_freed_memory()
+    ready_for_checks()
     from verify.engine import Context
     from verify.registry import select
 

@@ -99,6 +99,13 @@ def keep_freed_memory() -> bool:
     return _MALLOC_SET
 
 
+def ready_for_checks() -> None:
+    """A process about to run checks (``run``, a sweep point, a worker): fewer full collections
+    (:func:`fewer_full_collections`) and freed memory kept for the next tensors (:func:`keep_freed_memory`)."""
+    fewer_full_collections()
+    keep_freed_memory()
+
+
 class TuneWorker:
     """A Dask worker plugin: no statistical profiler on the worker (see DASK_CONFIG), glibc's
     thresholds for tensors (:func:`keep_freed_memory`), fewer full collections (:func:`fewer_full_collections`), none at
@@ -112,8 +119,7 @@ class TuneWorker:
             pc = worker.periodic_callbacks.get(name)
             if pc is not None:
                 pc.stop()
-        keep_freed_memory()
-        fewer_full_collections()
+        ready_for_checks()
 
     def teardown(self, worker) -> None:
         # a nanny's worker that is closing is a process about to end, and the nanny (so the run's close) waits for

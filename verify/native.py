@@ -110,9 +110,8 @@ def _warn_off() -> None:
         return
     print(f"fedverify: note: the C kernels are not built for this copy ({library_path().parent}); Threshold-"
           f"Clustering, the column aggregators, FedAvg's Gram steps, bootstrap means and large normal draws run in "
-          f"torch and numpy (same results, slower). Build them with '{Path(sys.executable).name} -m verify.native' (a C compiler, "
-          f"about a second); "
-          "FEDVERIFY_TC_C=0 turns them off without this note.", file=sys.stderr)
+          f"torch and numpy (same results, slower). Build them with '{Path(sys.executable).name} -m verify.native' "
+          "(a C compiler, about a second); FEDVERIFY_TC_C=0 turns them off without this note.", file=sys.stderr)
 
 
 def build(compiler: str | None = None) -> Path | None:

@@ -38,7 +38,7 @@ from typing import Callable, Iterable
 from analytic.errors import InputError
 from verify.cli_args import split_values
 from verify.engine import Context
-from verify.local_workers import DASK_CONFIG, WorkerStart, keep_freed_memory, local_cluster, one_thread, worker_plugin
+from verify.local_workers import DASK_CONFIG, WorkerStart, local_cluster, one_thread, ready_for_checks, worker_plugin
 from verify.result import Result
 from verify.store import ResultStore, canonical_grid, grid_key
 
@@ -160,7 +160,7 @@ def point_key(spec, ctx: Context, grid: dict | None) -> dict:
 def run_point(check_id: str, seed: int, grid: dict, settings: dict, imports: tuple = ()) -> dict:
     """Run one point (in a worker) and return its Result as plain data with the worker's rerun key."""
     one_thread()
-    keep_freed_memory()
+    ready_for_checks()
     from verify.registry import get, import_modules
 
     if imports:
